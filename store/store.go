@@ -1,0 +1,210 @@
+// Package store defines how zarrfs reaches the bytes of a Zarr hierarchy: a
+// flat namespace of keys ("a/b/zarr.json", "a/b/c/0/1") mapped to values.
+//
+// The contract every implementation keeps (checked by package storetest):
+//
+//   - Every method that can block takes a context first and returns promptly
+//     once it is cancelled.
+//   - A missing key is an error that matches ErrNotExist (errors.Is); a read
+//     never returns (nil, nil).
+//   - Keys are checked with ValidateKey before anything touches the backend;
+//     an invalid key is an *InvalidKeyError and is never passed through.
+//   - Values returned are owned by the caller: an implementation never
+//     modifies a slice after returning it, and the caller may modify it.
+//   - All methods are safe for concurrent use by multiple goroutines. Reads
+//     that run concurrently with a Set or Delete of the same key see either
+//     the old or the new value, never a mixture.
+//
+// Listing, writing, metadata and closing are separate small interfaces
+// (Lister, Writer, Stater, io.Closer) discovered by type assertion, as in
+// io.Reader/io.WriterTo: a read-only HTTP store implements only Store.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"time"
+)
+
+// ErrNotExist is returned (possibly wrapped) for a key that is not in the store.
+// It is fs.ErrNotExist, so os.IsNotExist-style checks work too.
+var ErrNotExist = fs.ErrNotExist
+
+// ErrReadOnly is returned by a Writer whose store was opened read-only.
+var ErrReadOnly = errors.New("store is read-only")
+
+// ByteRange selects part of a value. The zero value selects all of it.
+//
+//   - Suffix false: Length bytes from Offset; Length < 0 means "to the end".
+//   - Suffix true: the last Length bytes (Offset is ignored), as an HTTP
+//     "Range: bytes=-N" request. Shard indexes at the end of a shard use it.
+//
+// A range that extends past the end of the value is truncated to the end, as
+// io.ReaderAt-style reads are; an Offset past the end yields an empty slice.
+type ByteRange struct {
+	Offset int64
+	Length int64
+	Suffix bool
+}
+
+// Range returns the range of n bytes starting at off (n < 0: to the end).
+func Range(off, n int64) ByteRange { return ByteRange{Offset: off, Length: n} }
+
+// SuffixRange returns the range of the last n bytes.
+func SuffixRange(n int64) ByteRange { return ByteRange{Length: n, Suffix: true} }
+
+// All is the range of a whole value.
+var All = ByteRange{Length: -1}
+
+// Resolve returns the [start, end) offsets that r selects in a value of
+// the given size, clamped to it. It reports an error for negative offsets.
+func (r ByteRange) Resolve(size int64) (start, end int64, err error) {
+	if r.Suffix {
+		if r.Length < 0 {
+			return 0, 0, fmt.Errorf("store: negative suffix length %d", r.Length)
+		}
+		start = size - r.Length
+		if start < 0 {
+			start = 0
+		}
+		return start, size, nil
+	}
+	if r.Offset < 0 {
+		return 0, 0, fmt.Errorf("store: negative offset %d", r.Offset)
+	}
+	start = min(r.Offset, size)
+	if r.Length < 0 || r.Length > size-start {
+		return start, size, nil
+	}
+	return start, start + r.Length, nil
+}
+
+// String formats r for error messages and logs.
+func (r ByteRange) String() string {
+	switch {
+	case r.Suffix:
+		return fmt.Sprintf("bytes=-%d", r.Length)
+	case r.Length < 0:
+		return fmt.Sprintf("bytes=%d-", r.Offset)
+	default:
+		return fmt.Sprintf("bytes=%d-%d", r.Offset, r.Offset+r.Length-1)
+	}
+}
+
+// Store is the read side every store implements.
+type Store interface {
+	// Get returns the whole value of key.
+	Get(ctx context.Context, key string) ([]byte, error)
+	// GetRange returns the part of the value of key that r selects.
+	GetRange(ctx context.Context, key string, r ByteRange) ([]byte, error)
+	// String names the store for error messages ("dir /data/x.zarr").
+	String() string
+}
+
+// Lister is implemented by stores that can enumerate their keys.
+type Lister interface {
+	// ListDir returns the names directly under dir ("" is the root; otherwise
+	// a key prefix without a trailing slash): keys holds the names of values
+	// stored at dir/NAME, prefixes the names NAME with values below dir/NAME/.
+	// Both are sorted. A dir with nothing under it yields empty lists, not an error.
+	ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error)
+	// ListPrefix returns every key that starts with prefix, sorted.
+	ListPrefix(ctx context.Context, prefix string) ([]string, error)
+}
+
+// Writer is implemented by stores that can be changed.
+type Writer interface {
+	// Set stores value under key, replacing any previous value.
+	Set(ctx context.Context, key string, value []byte) error
+	// Delete removes key; deleting a missing key is not an error.
+	Delete(ctx context.Context, key string) error
+}
+
+// Info describes a stored value.
+type Info struct {
+	Size    int64
+	ModTime time.Time // zero when the store does not know it
+}
+
+// Stater is implemented by stores that can describe a value without reading it.
+type Stater interface {
+	Stat(ctx context.Context, key string) (Info, error)
+}
+
+// Closer is io.Closer; stores holding files or connections implement it.
+type Closer = io.Closer
+
+// MaxKeyLength bounds the length of a key in bytes.
+const MaxKeyLength = 4096
+
+// InvalidKeyError reports a key that ValidateKey refused.
+type InvalidKeyError struct {
+	Key    string
+	Reason string
+}
+
+func (e *InvalidKeyError) Error() string {
+	return fmt.Sprintf("invalid store key %q: %s", e.Key, e.Reason)
+}
+
+// ValidateKey checks that key is a relative, slash-separated path with no
+// empty, "." or ".." segment, no NUL, no backslash and at most MaxKeyLength
+// bytes. Every store calls it before touching its backend.
+func ValidateKey(key string) error {
+	bad := func(reason string) error { return &InvalidKeyError{Key: key, Reason: reason} }
+	switch {
+	case key == "":
+		return bad("empty key")
+	case len(key) > MaxKeyLength:
+		return bad(fmt.Sprintf("longer than %d bytes", MaxKeyLength))
+	case key[0] == '/':
+		return bad("absolute path")
+	case strings.IndexByte(key, 0) >= 0:
+		return bad("contains NUL")
+	case strings.IndexByte(key, '\\') >= 0:
+		return bad("contains a backslash")
+	}
+	for seg := range strings.SplitSeq(key, "/") {
+		switch seg {
+		case "":
+			return bad("empty path segment")
+		case ".", "..":
+			return bad(fmt.Sprintf("%q path segment", seg))
+		}
+	}
+	return nil
+}
+
+// ValidateDir checks a directory argument of ListDir: "" (the root) or a
+// valid key.
+func ValidateDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	return ValidateKey(dir)
+}
+
+// ValidatePrefix checks a ListPrefix argument: "" or a valid key, optionally
+// followed by a single "/".
+func ValidatePrefix(prefix string) error {
+	return ValidateDir(strings.TrimSuffix(prefix, "/"))
+}
+
+// Join joins key segments with "/", skipping empty ones.
+func Join(parts ...string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
