@@ -1,0 +1,109 @@
+// Package peertest runs the reference Zarr implementations that zarrfs's
+// tests use as oracles: Debian's python3-zarr/python3-numcodecs (through
+// /usr/bin/python3) and the npm package zarrita (installed in
+// integration/js by `make test`).
+//
+// When a peer is missing a test is skipped, unless ZARRFS_REQUIRE_PEERS=1
+// (set by `make test` and CI), in which case it fails: peer tests never
+// silently skip in CI.
+package peertest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Python is the interpreter that has Debian's zarr and numcodecs.
+const Python = "/usr/bin/python3"
+
+// RepoRoot returns the root of the zarrfs checkout.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// required reports whether missing peers fail tests instead of skipping them.
+func required() bool { return os.Getenv("ZARRFS_REQUIRE_PEERS") == "1" }
+
+// Missing skips t, or fails it when peers are required, with why.
+func Missing(t testing.TB, why string) {
+	t.Helper()
+	if required() {
+		t.Fatalf("peer unavailable and ZARRFS_REQUIRE_PEERS=1: %s", why)
+	}
+	t.Skipf("peer unavailable: %s (install with `make deps`)", why)
+}
+
+// NeedPython skips (or fails) t unless /usr/bin/python3 can import zarr,
+// numcodecs and numpy.
+func NeedPython(t testing.TB) {
+	t.Helper()
+	out, err := exec.Command(Python, "-c", "import zarr, numcodecs, numpy").CombinedOutput()
+	if err != nil {
+		Missing(t, "python3 with zarr, numcodecs and numpy: "+string(bytes.TrimSpace(out)))
+	}
+}
+
+// RunPython runs a Python program (source code) with args and returns its
+// standard output; it fails t on a non-zero exit, showing standard error.
+func RunPython(t testing.TB, program string, args ...string) []byte {
+	t.Helper()
+	NeedPython(t)
+	cmd := exec.Command(Python, append([]string{"-c", program}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python peer: %v\n%s", err, stderr.String())
+	}
+	return out
+}
+
+// JSDir is the folder holding the pinned npm packages (zarrita) and the
+// scripts that use them.
+func JSDir() string { return filepath.Join(RepoRoot(), "integration", "js") }
+
+// NeedNode skips (or fails) t unless node and the pinned zarrita are installed.
+func NeedNode(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		Missing(t, "node not found")
+	}
+	if _, err := os.Stat(filepath.Join(JSDir(), "node_modules", "zarrita")); err != nil {
+		Missing(t, "zarrita not installed in integration/js (run `npm ci` there)")
+	}
+}
+
+// RunNode runs the script integration/js/NAME with args and returns its
+// standard output; it fails t on a non-zero exit.
+func RunNode(t testing.TB, name string, args ...string) []byte {
+	t.Helper()
+	NeedNode(t)
+	cmd := exec.Command("node", append([]string{filepath.Join(JSDir(), name)}, args...)...)
+	cmd.Dir = JSDir()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node peer %s: %v\n%s", name, err, stderr.String())
+	}
+	return out
+}
+
+// Corpus returns the shared public test corpus (../shared/corpus next to
+// the checkout, or $ZARRFS_CORPUS), skipping t when it is absent.
+func Corpus(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("ZARRFS_CORPUS")
+	if dir == "" {
+		dir = filepath.Join(RepoRoot(), "..", "shared", "corpus")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("no test corpus at %s", dir)
+	}
+	return dir
+}
