@@ -1,0 +1,4 @@
+package zarr
+
+// chunkCache is the decoded-chunk cache.
+type chunkCache struct{}
