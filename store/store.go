@@ -37,7 +37,8 @@ var ErrNotExist = fs.ErrNotExist
 // ErrReadOnly is returned by a Writer whose store was opened read-only.
 var ErrReadOnly = errors.New("store is read-only")
 
-// ByteRange selects part of a value. The zero value selects all of it.
+// ByteRange selects part of a value. The zero value selects nothing (zero
+// bytes from offset 0); All selects the whole value.
 //
 //   - Suffix false: Length bytes from Offset; Length < 0 means "to the end".
 //   - Suffix true: the last Length bytes (Offset is ignored), as an HTTP
