@@ -11,4 +11,5 @@ require (
 	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/ulikunitz/xz v0.5.17 // indirect
 	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.28.0 // indirect
 )
