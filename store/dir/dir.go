@@ -1,0 +1,406 @@
+// Package dir is the zarrfs directory store: each key is a file below a root
+// directory, "a/b/c" being the file a/b/c.
+//
+// Every file is opened through an os.Root, so no key and no symbolic link
+// can reach outside the root. What os.Root decides, and so this store:
+//
+//   - A relative symbolic link whose target stays inside the root is
+//     followed (a linked file is a value, a linked folder a folder).
+//   - A symbolic link that leads outside the root, and every absolute
+//     symbolic link (even one naming a place inside the root), is refused:
+//     reading through it fails with an error that is not ErrNotExist, and
+//     listings leave it out. Set on such a key replaces the link itself
+//     with a file (rename does not follow links); Set below a refused
+//     folder link fails. Nothing outside the root is ever written.
+//
+// Only regular files are values: folders, named pipes, sockets and devices
+// read as ErrNotExist and are not listed as keys. Listings show every folder
+// as a prefix, including an empty one (a folder emptied by Delete stays).
+//
+// Set writes a temporary file beside the target and renames it into place,
+// so readers see the old or the new value, never a mixture; it creates the
+// parent folders. It does not fsync: a crash can lose recent writes.
+package dir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/zarrfs/zarrfs/store"
+)
+
+// Options configures Open.
+type Options struct {
+	// ReadOnly makes Set and Delete fail with store.ErrReadOnly.
+	ReadOnly bool
+}
+
+// Store is a directory store. It implements store.Store, store.Lister,
+// store.Writer, store.Stater and io.Closer, and is safe for concurrent use.
+type Store struct {
+	root     *os.Root
+	path     string
+	readOnly bool
+}
+
+var (
+	_ store.Store  = (*Store)(nil)
+	_ store.Lister = (*Store)(nil)
+	_ store.Writer = (*Store)(nil)
+	_ store.Stater = (*Store)(nil)
+	_ io.Closer    = (*Store)(nil)
+)
+
+// tmpPrefix starts the names of the temporary files Set writes; listings
+// leave such files out.
+const tmpPrefix = ".zarrfs-tmp-"
+
+// readChunk bounds how much one read call asks for, so a long read notices
+// a cancelled context.
+const readChunk = 8 << 20
+
+// Open opens the existing directory path as a store.
+func Open(path string, opts Options) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("dir store %s: %w", path, err)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("dir store: %w", err)
+	}
+	return &Store{root: root, path: abs, readOnly: opts.ReadOnly}, nil
+}
+
+// String names the store: "dir /abs/path".
+func (s *Store) String() string { return "dir " + s.path }
+
+// Path returns the absolute path of the store's directory.
+func (s *Store) Path() string { return s.path }
+
+// Close releases the directory handle. Calls after Close fail.
+func (s *Store) Close() error { return s.root.Close() }
+
+// errorf wraps err with the store and key, turning "a path component is not
+// a directory" into ErrNotExist.
+func (s *Store) errorf(key string, err error) error {
+	if errors.Is(err, syscall.ENOTDIR) && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %q: %w (%w)", s, key, store.ErrNotExist, err)
+	}
+	return fmt.Errorf("%s: %q: %w", s, key, err)
+}
+
+func (s *Store) notRegular(key string) error {
+	return fmt.Errorf("%s: %q is not a regular file: %w", s, key, store.ErrNotExist)
+}
+
+// open opens key for reading and returns it with its size.
+func (s *Store) open(ctx context.Context, key string) (*os.File, int64, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	// O_NONBLOCK: opening a named pipe must not wait for a writer.
+	f, err := s.root.OpenFile(key, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, s.errorf(key, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, s.errorf(key, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, s.notRegular(key)
+	}
+	return f, fi.Size(), nil
+}
+
+// Get returns the contents of the file key.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	return s.GetRange(ctx, key, store.All)
+}
+
+// GetRange reads the part of the file key that r selects, without reading
+// the rest of it.
+func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	f, size, err := s.open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	start, end, err := r.Resolve(size)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %q: %w", s, key, err)
+	}
+	buf := make([]byte, end-start)
+	n := 0
+	for n < len(buf) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		m, err := f.ReadAt(buf[n:min(len(buf), n+readChunk)], start+int64(n))
+		n += m
+		if errors.Is(err, io.EOF) {
+			// The file shrank since Stat: return what is there.
+			return buf[:n], nil
+		}
+		if err != nil {
+			return nil, s.errorf(key, err)
+		}
+	}
+	return buf, nil
+}
+
+// Stat returns the size and modification time of the file key.
+func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return store.Info{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return store.Info{}, err
+	}
+	fi, err := s.root.Stat(key)
+	if err != nil {
+		return store.Info{}, s.errorf(key, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return store.Info{}, s.notRegular(key)
+	}
+	return store.Info{Size: fi.Size(), ModTime: fi.ModTime()}, nil
+}
+
+// Set writes value to the file key through a temporary file and a rename,
+// creating parent folders as needed.
+func (s *Store) Set(ctx context.Context, key string, value []byte) error {
+	if err := store.ValidateKey(key); err != nil {
+		return err
+	}
+	if s.readOnly {
+		return fmt.Errorf("%s: set %q: %w", s, key, store.ErrReadOnly)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	parent := ""
+	if i := strings.LastIndexByte(key, '/'); i >= 0 {
+		parent = key[:i]
+		if err := s.root.MkdirAll(parent, 0o777); err != nil {
+			return s.errorf(key, err)
+		}
+	}
+	tmp, f, err := s.createTemp(parent)
+	if err != nil {
+		return s.errorf(key, err)
+	}
+	_, werr := f.Write(value)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = s.root.Remove(tmp)
+		return s.errorf(key, err)
+	}
+	if err := s.root.Rename(tmp, key); err != nil {
+		_ = s.root.Remove(tmp)
+		return s.errorf(key, err)
+	}
+	return nil
+}
+
+// createTemp creates a new file in the folder parent ("" is the root) for
+// Set to rename.
+func (s *Store) createTemp(parent string) (string, *os.File, error) {
+	for range 100 {
+		name := store.Join(parent, tmpPrefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return name, f, err
+	}
+	return "", nil, errors.New("cannot create a temporary file")
+}
+
+// Delete removes the file key. A missing key, or a key that names a folder,
+// is not an error and changes nothing.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := store.ValidateKey(key); err != nil {
+		return err
+	}
+	if s.readOnly {
+		return fmt.Errorf("%s: delete %q: %w", s, key, store.ErrReadOnly)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	fi, err := s.root.Lstat(key)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil
+	}
+	if err != nil {
+		return s.errorf(key, err)
+	}
+	if fi.IsDir() {
+		return nil
+	}
+	if err := s.root.Remove(key); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return s.errorf(key, err)
+	}
+	return nil
+}
+
+// entry is one listed name: a file (key) or a folder (prefix).
+type entry struct {
+	name  string
+	isDir bool
+	info  fs.FileInfo // set for folders, for loop detection
+}
+
+// readDir lists the folder dir ("" is the root). A missing folder, or a
+// dir that is a file, lists as empty. Names that are not valid keys,
+// temporary files, symbolic links that os.Root refuses and special files
+// are left out.
+func (s *Store) readDir(ctx context.Context, dir string) ([]entry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	name := dir
+	if name == "" {
+		name = "."
+	}
+	f, err := s.root.Open(name)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.errorf(dir, err)
+	}
+	defer f.Close()
+	des, err := f.ReadDir(-1)
+	if errors.Is(err, syscall.ENOTDIR) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.errorf(dir, err)
+	}
+	out := make([]entry, 0, len(des))
+	for _, de := range des {
+		n := de.Name()
+		if strings.HasPrefix(n, tmpPrefix) || store.ValidateKey(n) != nil {
+			continue
+		}
+		typ := de.Type()
+		if typ.IsRegular() {
+			out = append(out, entry{name: n})
+			continue
+		}
+		if typ&(fs.ModeDir|fs.ModeSymlink) == 0 {
+			continue
+		}
+		// Folders and symbolic links: ask os.Root, which follows links
+		// that stay inside the root and refuses the others.
+		fi, err := s.root.Stat(store.Join(dir, n))
+		if err != nil {
+			continue
+		}
+		switch {
+		case fi.IsDir():
+			out = append(out, entry{name: n, isDir: true, info: fi})
+		case fi.Mode().IsRegular():
+			out = append(out, entry{name: n})
+		}
+	}
+	return out, nil
+}
+
+// ListDir returns the files and the folders directly in the folder dir.
+func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error) {
+	if err := store.ValidateDir(dir); err != nil {
+		return nil, nil, err
+	}
+	entries, err := s.readDir(ctx, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys, prefixes = []string{}, []string{}
+	for _, e := range entries {
+		if e.isDir {
+			prefixes = append(prefixes, e.name)
+		} else {
+			keys = append(keys, e.name)
+		}
+	}
+	slices.Sort(keys)
+	slices.Sort(prefixes)
+	return keys, prefixes, nil
+}
+
+// ListPrefix returns every key that starts with prefix (as a string:
+// "a/c/0" matches "a/c/0/1" and "a/c/01"), sorted. It walks the folders
+// below, following symbolic links inside the root but never around a loop.
+func (s *Store) ListPrefix(ctx context.Context, prefix string) ([]string, error) {
+	if err := store.ValidatePrefix(prefix); err != nil {
+		return nil, err
+	}
+	dir, namePrefix := "", prefix
+	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+		dir, namePrefix = prefix[:i], prefix[i+1:]
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := []string{}
+	start := dir
+	if start == "" {
+		start = "."
+	}
+	fi, err := s.root.Stat(start)
+	if err != nil || !fi.IsDir() {
+		return out, nil // nothing there, or refused by os.Root
+	}
+	ancestors := []fs.FileInfo{fi}
+	var walk func(dir string, filter string) error
+	walk = func(dir, filter string) error {
+		entries, err := s.readDir(ctx, dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if !strings.HasPrefix(e.name, filter) {
+				continue
+			}
+			key := store.Join(dir, e.name)
+			if !e.isDir {
+				out = append(out, key)
+				continue
+			}
+			if slices.ContainsFunc(ancestors, func(a fs.FileInfo) bool { return os.SameFile(a, e.info) }) {
+				continue // a symbolic link back to an enclosing folder
+			}
+			ancestors = append(ancestors, e.info)
+			err := walk(key, "")
+			ancestors = ancestors[:len(ancestors)-1]
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(dir, namePrefix); err != nil {
+		return nil, err
+	}
+	slices.Sort(out)
+	return out, nil
+}
