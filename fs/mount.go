@@ -1,0 +1,183 @@
+package fs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/zarrfs/zarrfs/zarr"
+)
+
+// cacheTimeout is how long the kernel may trust names and attributes: the
+// hierarchy never changes within one mount.
+const cacheTimeout = time.Hour
+
+// maxRead is the size of FUSE read replies (the kernel's maximum).
+const maxRead = 1 << 20
+
+// Config configures a mount.
+type Config struct {
+	// FsName names the store in the mount table ("dir /data/x.zarr").
+	FsName string
+	// AllowOther lets users other than the one mounting read the mount.
+	AllowOther bool
+	// UID and GID own every file and directory.
+	UID, GID uint32
+	// Debug logs every FUSE request to Logger.
+	Debug bool
+	// Logger receives one line per distinct engine error (and the FUSE
+	// debug log); nil means log.Default().
+	Logger *log.Logger
+}
+
+// Server is a mounted hierarchy being served.
+type Server struct {
+	srv        *fuse.Server
+	mountpoint string
+	direct     bool
+}
+
+// Mount mounts the hierarchy h read-only at mountpoint and serves it in the
+// background until it is unmounted. As root it mounts with mount(2)
+// directly; other users go through fusermount3.
+func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
+	if err := CheckMountpoint(mountpoint); err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	rootNode, err := h.Node(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("root node: %w", err)
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = log.Default()
+	}
+	m := &mountFS{h: h, log: errorLog{logger: logger}, mountTime: time.Now(), uid: cfg.UID, gid: cfg.GID}
+	timeout := cacheTimeout
+	direct := os.Geteuid() == 0
+	opts := &gofs.Options{
+		EntryTimeout:    &timeout,
+		AttrTimeout:     &timeout,
+		NegativeTimeout: &timeout,
+		UID:             cfg.UID,
+		GID:             cfg.GID,
+		RootStableAttr:  &gofs.StableAttr{Ino: rootIno},
+		MountOptions: fuse.MountOptions{
+			FsName:       cfg.FsName,
+			Name:         "zarrfs",
+			Options:      []string{"ro"},
+			AllowOther:   cfg.AllowOther,
+			MaxWrite:     maxRead,
+			MaxReadAhead: maxRead,
+			DirectMount:  direct,
+			Debug:        cfg.Debug,
+			Logger:       logger,
+		},
+	}
+	srv, err := gofs.Mount(mountpoint, &dirNode{m: m, node: rootNode}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
+	}
+	return &Server{srv: srv, mountpoint: mountpoint, direct: direct}, nil
+}
+
+// Wait blocks until the file system is unmounted (after a lazy unmount:
+// until the last open file is closed).
+func (s *Server) Wait() { s.srv.Wait() }
+
+// Unmount unmounts the file system. It fails (EBUSY) while files are open.
+func (s *Server) Unmount() error {
+	if err := s.srv.Unmount(); err != nil {
+		return fmt.Errorf("unmount %s: %w", s.mountpoint, err)
+	}
+	return nil
+}
+
+// Detach unmounts the file system lazily: it disappears from the namespace
+// at once, while files already open stay readable; Wait returns after the
+// last of them is closed.
+func (s *Server) Detach() error { return Unmount(s.mountpoint, true) }
+
+// Unmount unmounts the zarrfs mount at mountpoint: with umount2(2) as root,
+// otherwise with fusermount3 -u (or fusermount). lazy detaches the mount
+// even while files are open (MNT_DETACH, fusermount3 -u -z).
+func Unmount(mountpoint string, lazy bool) error {
+	if os.Geteuid() == 0 {
+		flags := 0
+		if lazy {
+			flags = syscall.MNT_DETACH
+		}
+		err := syscall.Unmount(mountpoint, flags)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, syscall.EPERM) {
+			return fmt.Errorf("unmount %s: %w", mountpoint, err)
+		}
+	}
+	bin, err := fusermount()
+	if err != nil {
+		return fmt.Errorf("unmount %s: %w", mountpoint, err)
+	}
+	args := []string{"-u"}
+	if lazy {
+		args = append(args, "-z")
+	}
+	out, err := exec.Command(bin, append(args, mountpoint)...).CombinedOutput()
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if msg == "" {
+			msg = err.Error()
+		}
+		return fmt.Errorf("unmount %s: %s", mountpoint, msg)
+	}
+	return nil
+}
+
+// fusermount finds fusermount3, or fusermount.
+func fusermount() (string, error) {
+	for _, name := range []string{"fusermount3", "fusermount"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("neither fusermount3 nor fusermount found in PATH")
+}
+
+// StaleMountError reports a mountpoint whose FUSE server has gone away.
+type StaleMountError struct {
+	Mountpoint string
+}
+
+func (e *StaleMountError) Error() string {
+	return fmt.Sprintf("%s is a stale FUSE mount (transport endpoint is not connected); clear it with `fusermount3 -u %s`",
+		e.Mountpoint, e.Mountpoint)
+}
+
+// Unwrap makes a StaleMountError match syscall.ENOTCONN.
+func (e *StaleMountError) Unwrap() error { return syscall.ENOTCONN }
+
+// CheckMountpoint checks that mountpoint is a directory one can mount on; a
+// stale mount is a *StaleMountError naming the command that clears it.
+func CheckMountpoint(mountpoint string) error {
+	st, err := os.Stat(mountpoint)
+	switch {
+	case errors.Is(err, syscall.ENOTCONN):
+		return &StaleMountError{Mountpoint: mountpoint}
+	case err != nil:
+		return fmt.Errorf("mountpoint: %w", err)
+	case !st.IsDir():
+		return fmt.Errorf("mountpoint %s: not a directory", mountpoint)
+	}
+	return nil
+}
