@@ -1,0 +1,156 @@
+package blosc
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/klauspost/compress/snappy"
+	"github.com/klauspost/compress/zlib"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+// Compressor is an inner codec, numbered as c-blosc numbers its cnames.
+type Compressor int
+
+// The inner codecs of c-blosc 1.x.
+const (
+	BloscLZ Compressor = 0
+	LZ4     Compressor = 1
+	LZ4HC   Compressor = 2
+	Snappy  Compressor = 3
+	Zlib    Compressor = 4
+	Zstd    Compressor = 5
+)
+
+var compressorNames = [...]string{"blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"}
+
+// String returns the cname of c.
+func (c Compressor) String() string {
+	if c >= 0 && int(c) < len(compressorNames) {
+		return compressorNames[c]
+	}
+	return "compressor(" + strconv.Itoa(int(c)) + ")"
+}
+
+// ParseCompressor returns the Compressor named cname ("lz4", "zstd", …).
+func ParseCompressor(cname string) (Compressor, error) {
+	for i, n := range compressorNames {
+		if n == cname {
+			return Compressor(i), nil
+		}
+	}
+	return 0, unsupportedf("cname %q", cname)
+}
+
+// format returns the codec format c writes in the header flags.
+func (c Compressor) format() uint8 {
+	switch c {
+	case LZ4, LZ4HC:
+		return formatLZ4
+	case Snappy:
+		return formatSnappy
+	case Zlib:
+		return formatZlib
+	case Zstd:
+		return formatZstd
+	}
+	return formatBloscLZ
+}
+
+// hcr reports whether c is meant for high compression ratios (c-blosc's
+// HCR), which doubles its block size.
+func (c Compressor) hcr() bool { return c == LZ4HC || c == Zlib || c == Zstd }
+
+// decompressStream decodes one stream written by c into dst, which it must
+// fill exactly.
+func decompressStream(c Compressor, dst, src []byte) error {
+	switch c {
+	case BloscLZ:
+		return bloscLZDecompress(dst, src)
+	case LZ4:
+		n, err := lz4.UncompressBlock(src, dst)
+		if err != nil {
+			return fmt.Errorf("lz4: %v", err)
+		}
+		if n != len(dst) {
+			return fmt.Errorf("lz4: decoded %d bytes, want %d", n, len(dst))
+		}
+	case Snappy:
+		n, err := snappy.DecodedLen(src)
+		if err != nil {
+			return fmt.Errorf("snappy: %v", err)
+		}
+		if n != len(dst) {
+			return fmt.Errorf("snappy: stream holds %d bytes, want %d", n, len(dst))
+		}
+		if _, err := snappy.DecodeStrict(dst, src); err != nil {
+			return fmt.Errorf("snappy: %v", err)
+		}
+	case Zlib:
+		return zlibDecompress(dst, src)
+	case Zstd:
+		d, err := zstdDecoder()
+		if err != nil {
+			return err
+		}
+		out, err := d.DecodeAll(src, dst[:0])
+		if err != nil {
+			return fmt.Errorf("zstd: %v", err)
+		}
+		if len(out) != len(dst) || (len(out) > 0 && &out[0] != &dst[0]) {
+			return fmt.Errorf("zstd: decoded %d bytes, want %d", len(out), len(dst))
+		}
+	default:
+		return fmt.Errorf("inner codec %v", c)
+	}
+	return nil
+}
+
+var zlibReaders sync.Pool // of io.ReadCloser implementing zlib.Resetter
+
+func zlibDecompress(dst, src []byte) error {
+	br := bytes.NewReader(src)
+	var r io.ReadCloser
+	if v := zlibReaders.Get(); v != nil {
+		r = v.(io.ReadCloser)
+		if err := r.(zlib.Resetter).Reset(br, nil); err != nil {
+			return fmt.Errorf("zlib: %v", err)
+		}
+	} else {
+		var err error
+		if r, err = zlib.NewReader(br); err != nil {
+			return fmt.Errorf("zlib: %v", err)
+		}
+	}
+	defer zlibReaders.Put(r)
+	if _, err := io.ReadFull(r, dst); err != nil {
+		return fmt.Errorf("zlib: %v after %d bytes", err, len(dst))
+	}
+	// The stream must end here (and its checksum match).
+	var one [1]byte
+	if n, err := r.Read(one[:]); n != 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			return fmt.Errorf("zlib: stream holds more than %d bytes", len(dst))
+		}
+		return fmt.Errorf("zlib: %v", err)
+	}
+	return nil
+}
+
+// zstdDecoder is shared: DecodeAll is safe for concurrent use. It never
+// grows dst beyond its capacity, so a frame cannot make it allocate more
+// than the stream's expected size.
+var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
+	d, err := zstd.NewReader(nil,
+		zstd.WithDecodeAllCapLimit(true),
+		zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)))
+	if err != nil {
+		return nil, fmt.Errorf("blosc: zstd decoder: %w", err)
+	}
+	return d, nil
+})

@@ -1,0 +1,84 @@
+package blosc
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// testData returns n bytes of one of several kinds of data: smooth float32
+// series, small integers, text, random bytes and zeros.
+func testData(kind, n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, uint64(kind)))
+	b := make([]byte, n)
+	switch kind % 5 {
+	case 0:
+		for i := 0; i+4 <= n; i += 4 {
+			v := math.Float32bits(float32(math.Sin(float64(i)/400)) * 100)
+			b[i], b[i+1], b[i+2], b[i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+		}
+	case 1:
+		for i := range b {
+			if i%8 == 0 {
+				b[i] = byte(r.IntN(4))
+			}
+		}
+	case 2:
+		const text = "the quick brown fox jumps over the lazy dog; zarr chunks compress "
+		for i := range b {
+			b[i] = text[(i*7+i/100)%len(text)]
+		}
+	case 3:
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+	}
+	return b
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, c := range []Compressor{BloscLZ, LZ4, LZ4HC, Snappy, Zlib, Zstd} {
+		for _, sh := range []Shuffle{NoShuffle, ByteShuffle, BitShuffle} {
+			for _, ts := range []int{1, 2, 3, 4, 8, 12, 16, 17, 300} {
+				for i, n := range []int{0, 1, 7, 127, 128, 1000, 4099, 70001} {
+					src := testData(i, n, uint64(ts))
+					o := Options{Compressor: c, Level: 1 + (i*4)%9, Shuffle: sh, TypeSize: ts}
+					chunk, err := Compress(src, o)
+					if err != nil {
+						t.Fatalf("%+v n=%d: %v", o, n, err)
+					}
+					got := make([]byte, n)
+					if err := Decompress(got, chunk); err != nil {
+						t.Fatalf("%+v n=%d: %v", o, n, err)
+					}
+					if !bytes.Equal(got, src) {
+						t.Fatalf("%+v n=%d: round trip differs", o, n)
+					}
+					if n > 10 {
+						part := make([]byte, n/3)
+						if err := DecompressRange(part, chunk, n/2); err != nil {
+							t.Fatalf("%+v n=%d range: %v", o, n, err)
+						}
+						if !bytes.Equal(part, src[n/2:n/2+n/3]) {
+							t.Fatalf("%+v n=%d: range differs", o, n)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestDecompressWrongSize(t *testing.T) {
+	chunk, err := Compress(testData(0, 1000, 1), Options{Compressor: LZ4, Level: 5, Shuffle: ByteShuffle, TypeSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 999, 1001} {
+		if err := Decompress(make([]byte, n), chunk); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("Decompress into %d bytes: %v, want ErrCorrupt", n, err)
+		}
+	}
+}
