@@ -17,8 +17,8 @@ import (
 // before a trailing match), so streams end with a literal run.
 
 const (
-	bloscLZMaxCopy     = 32                        // longest literal run
-	bloscLZMaxDistance = 8191                      // longest biased distance of a near match
+	bloscLZMaxCopy     = 32                         // longest literal run
+	bloscLZMaxDistance = 8191                       // longest biased distance of a near match
 	bloscLZMaxFar      = 65535 + bloscLZMaxDistance // longest biased distance of a far match
 )
 
