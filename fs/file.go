@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -199,16 +200,12 @@ func (f *textFile) render(ctx context.Context) ([]byte, error) {
 	if f.node.Err != nil {
 		return nil, f.node.Err
 	}
-	text := []byte{}
-	err := f.node.Array.Elements(ctx, func(elem []byte) error {
-		text = appendLine(text, elem)
-		return nil
-	})
-	if err != nil {
+	var b bytes.Buffer
+	if err := WriteText(ctx, &b, f.node.Array); err != nil {
 		return nil, err
 	}
-	f.text = text
-	return text, nil
+	f.text = append([]byte{}, b.Bytes()...) // not nil, even when empty
+	return f.text, nil
 }
 
 // attr reports the size of the rendered text; 0 when it cannot be

@@ -1,6 +1,38 @@
 package fs
 
-import "unicode/utf8"
+import (
+	"context"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/zarrfs/zarrfs/zarr"
+)
+
+// textFlushSize is how much WriteText buffers before writing.
+const textFlushSize = 64 << 10
+
+// WriteText writes what data.txt shows for the variable-length array a to
+// w: every element in C order, one per line, escaped as appendLine does.
+func WriteText(ctx context.Context, w io.Writer, a *zarr.Array) error {
+	buf := make([]byte, 0, textFlushSize)
+	err := a.Elements(ctx, func(elem []byte) error {
+		buf = appendLine(buf, elem)
+		if len(buf) < textFlushSize {
+			return nil
+		}
+		_, err := w.Write(buf)
+		buf = buf[:0]
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(buf); err != nil {
+		return fmt.Errorf("write text: %w", err)
+	}
+	return nil
+}
 
 // appendLine appends one element of a variable-length array to dst as a
 // line of data.txt: a backslash is written `\\`, a newline `\n`, a carriage

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"github.com/zarrfs/zarrfs/fs"
+	"github.com/zarrfs/zarrfs/zarr"
+)
+
+var lsCommand = command{
+	name: "ls", args: "STORE [PATH]", nargs: [2]int{1, 2},
+	summary: "List the children of a group (or describe one array): kind, name, shape, data type, codecs.",
+	flags: func(*pflag.FlagSet) func(context.Context, *env, []string) error {
+		return func(ctx context.Context, e *env, args []string) error {
+			o, err := openHierarchy(ctx, args[0], zarr.Options{})
+			if err != nil {
+				return err
+			}
+			defer o.close()
+			path := ""
+			if len(args) > 1 {
+				path = args[1]
+			}
+			n, err := o.node(ctx, path)
+			if err != nil {
+				return err
+			}
+			nodes := []*zarr.Node{n}
+			if n.Kind == zarr.KindGroup {
+				if nodes, err = o.h.Children(ctx, n.Path); err != nil {
+					return o.errorf(path, err)
+				}
+			}
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			for _, c := range nodes {
+				fmt.Fprintln(tw, strings.Join(describe(c), "\t"))
+			}
+			return tw.Flush()
+		}
+	},
+}
+
+// describe returns the columns ls and tree print for a node: kind, name
+// (groups with a trailing slash), shape, data type, codecs, and the error
+// that makes it unusable.
+func describe(n *zarr.Node) []string {
+	name := n.Name()
+	if name == "" {
+		name = "/"
+	}
+	cols := []string{kindName(n.Kind), name, "", "", ""}
+	if n.Kind == zarr.KindGroup && name != "/" {
+		cols[1] += "/"
+	}
+	if a := n.Array; a != nil {
+		cols[2], cols[3], cols[4] = shapeString(a.Shape), a.DataType.Name, codecNames(a.Codecs)
+		if a.Err != nil && n.Err == nil {
+			cols = append(cols, "error: "+oneLine(a.Err.Error()))
+		}
+	}
+	if n.Err != nil {
+		cols = append(cols, "error: "+oneLine(n.Err.Error()))
+	}
+	return cols
+}
+
+func kindName(k zarr.Kind) string {
+	if k == zarr.KindArray {
+		return "array"
+	}
+	return "group"
+}
+
+// shapeString formats a shape as NumPy does: (24, 90, 180), (5,), ().
+func shapeString(shape []int64) string {
+	s := make([]string, len(shape))
+	for i, d := range shape {
+		s[i] = strconv.FormatInt(d, 10)
+	}
+	if len(s) == 1 {
+		return "(" + s[0] + ",)"
+	}
+	return "(" + strings.Join(s, ", ") + ")"
+}
+
+// codecNames lists the names in a codec chain ("bytes,zstd").
+func codecNames(raw json.RawMessage) string {
+	var chain []struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(raw, &chain); err != nil {
+		return string(raw)
+	}
+	names := make([]string, len(chain))
+	for i, c := range chain {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ",")
+}
+
+var treeCommand = command{
+	name: "tree", args: "STORE", nargs: [2]int{1, 1},
+	summary: "Print the whole hierarchy.",
+	flags: func(*pflag.FlagSet) func(context.Context, *env, []string) error {
+		return func(ctx context.Context, e *env, args []string) error {
+			o, err := openHierarchy(ctx, args[0], zarr.Options{})
+			if err != nil {
+				return err
+			}
+			defer o.close()
+			root, err := o.node(ctx, "")
+			if err != nil {
+				return err
+			}
+			w := bufio.NewWriter(e.stdout)
+			fmt.Fprintln(w, treeLine(root))
+			if err := o.tree(ctx, w, root, ""); err != nil {
+				return err
+			}
+			return w.Flush()
+		}
+	},
+}
+
+// treeLine is one line of tree: the name, then the other columns of
+// describe.
+func treeLine(n *zarr.Node) string {
+	cols := describe(n)
+	line := cols[1] + "  " + cols[0]
+	for _, c := range cols[2:] {
+		if c != "" {
+			line += "  " + c
+		}
+	}
+	return line
+}
+
+// tree prints the descendants of the group n, each line prefixed.
+func (o *opened) tree(ctx context.Context, w io.Writer, n *zarr.Node, prefix string) error {
+	if n.Kind != zarr.KindGroup || n.Err != nil {
+		return nil
+	}
+	children, err := o.h.Children(ctx, n.Path)
+	if err != nil {
+		return o.errorf(n.Path, err)
+	}
+	for i, c := range children {
+		branch, indent := "├── ", "│   "
+		if i == len(children)-1 {
+			branch, indent = "└── ", "    "
+		}
+		fmt.Fprintln(w, prefix+branch+treeLine(c))
+		if err := o.tree(ctx, w, c, prefix+indent); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var infoCommand = command{
+	name: "info", args: "STORE PATH", nargs: [2]int{2, 2},
+	summary: "Describe one node: format, shape, chunks, data type, codecs, fill value, attributes.",
+	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
+		asJSON := fl.Bool("json", false, "print JSON instead of text")
+		return func(ctx context.Context, e *env, args []string) error {
+			o, err := openHierarchy(ctx, args[0], zarr.Options{})
+			if err != nil {
+				return err
+			}
+			defer o.close()
+			n, err := o.node(ctx, args[1])
+			if err != nil {
+				return err
+			}
+			if !*asJSON {
+				_, err := io.WriteString(e.stdout, n.Info().Text())
+				return err
+			}
+			b, err := json.MarshalIndent(n.Info(), "", "  ")
+			if err != nil {
+				return o.errorf(args[1], err)
+			}
+			_, err = e.stdout.Write(append(b, '\n'))
+			return err
+		}
+	},
+}
+
+// catBlock is how much cat reads at a time.
+const catBlock = 4 << 20
+
+var catCommand = command{
+	name: "cat", args: "STORE PATH", nargs: [2]int{2, 2},
+	summary: "Write the decoded contents of an array to standard output, exactly as MOUNT/PATH/data\n" +
+		"(for variable-length strings: the lines of MOUNT/PATH/data.txt).",
+	flags: func(*pflag.FlagSet) func(context.Context, *env, []string) error {
+		return func(ctx context.Context, e *env, args []string) error {
+			o, err := openHierarchy(ctx, args[0], zarr.Options{})
+			if err != nil {
+				return err
+			}
+			defer o.close()
+			n, err := o.node(ctx, args[1])
+			if err != nil {
+				return err
+			}
+			if err := cat(ctx, e.stdout, n); err != nil {
+				return o.errorf(args[1], err)
+			}
+			return nil
+		}
+	},
+}
+
+// cat writes the contents of the array n to w.
+func cat(ctx context.Context, w io.Writer, n *zarr.Node) error {
+	switch {
+	case n.Err != nil:
+		return n.Err
+	case n.Kind != zarr.KindArray || n.Array == nil:
+		return errors.New("is a group, not an array")
+	case n.Array.Err != nil:
+		return n.Array.Err
+	case n.Array.Variable():
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if err := fs.WriteText(ctx, bw, n.Array); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	buf := make([]byte, min(catBlock, max(n.Array.Size(), 1)))
+	for off := int64(0); off < n.Array.Size(); {
+		k, err := n.Array.ReadAt(ctx, buf, off)
+		if k > 0 {
+			if _, werr := w.Write(buf[:k]); werr != nil {
+				return fmt.Errorf("write: %w", werr)
+			}
+			off += int64(k)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if k == 0 {
+			return fmt.Errorf("read at %d: no progress", off)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/zarrfs/zarrfs/fs"
+	"github.com/zarrfs/zarrfs/zarr"
+)
+
+// detachGrace is how long a mount detached while files were open keeps
+// serving them.
+const detachGrace = 30 * time.Second
+
+// mountFlags are the flags of mount (and demo).
+type mountFlags struct {
+	cacheSize  sizeValue
+	allowOther bool
+	uid, gid   uint32
+	debug      bool
+	logFile    string
+}
+
+func (m *mountFlags) register(fl *pflag.FlagSet) {
+	m.cacheSize = zarr.DefaultCacheSize
+	fl.Var(&m.cacheSize, "cache-size", "size of the decoded-chunk cache (e.g. 1GiB; 0 disables it)")
+	fl.BoolVar(&m.allowOther, "allow-other", false, "let other users read the mount (needs user_allow_other in /etc/fuse.conf unless root)")
+	fl.Uint32Var(&m.uid, "uid", uint32(os.Getuid()), "owner of the files in the mount")
+	fl.Uint32Var(&m.gid, "gid", uint32(os.Getgid()), "group of the files in the mount")
+	fl.BoolVar(&m.debug, "debug", false, "log every FUSE request")
+	fl.StringVar(&m.logFile, "log-file", "", "append log lines to this file instead of standard error")
+}
+
+// options returns the engine options the flags ask for.
+func (m *mountFlags) options() zarr.Options {
+	size := int64(m.cacheSize)
+	if size == 0 {
+		size = -1 // the engine reads 0 as "default"; the flag's 0 disables
+	}
+	return zarr.Options{CacheSize: size}
+}
+
+// logger returns the logger the flags ask for and a function closing its
+// file.
+func (m *mountFlags) logger(e *env) (*log.Logger, func(), error) {
+	if m.logFile == "" {
+		return log.New(e.stderr, "zarrfs: ", log.LstdFlags), func() {}, nil
+	}
+	f, err := os.OpenFile(m.logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("log file: %w", err)
+	}
+	return log.New(f, "zarrfs: ", log.LstdFlags), func() { f.Close() }, nil
+}
+
+var mountCommand = command{
+	name: "mount", args: "[flags] STORE MOUNTPOINT", nargs: [2]int{2, 2},
+	summary: "Mount STORE read-only at MOUNTPOINT and serve it in the foreground until it is\n" +
+		"unmounted; SIGINT or SIGTERM unmounts it (a second signal exits at once).",
+	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
+		var mf mountFlags
+		mf.register(fl)
+		return func(ctx context.Context, e *env, args []string) error {
+			logger, closeLog, err := mf.logger(e)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
+			o, err := openHierarchy(ctx, args[0], mf.options())
+			if err != nil {
+				return err
+			}
+			defer o.close()
+			srv, err := mf.mount(o, args[1], logger)
+			if err != nil {
+				return err
+			}
+			return serve(e, srv, args[1], logger, nil)
+		}
+	},
+}
+
+// mount mounts the opened hierarchy at mountpoint.
+func (m *mountFlags) mount(o *opened, mountpoint string, logger *log.Logger) (*fs.Server, error) {
+	srv, err := fs.Mount(mountpoint, o.h, fs.Config{
+		FsName:     o.spec,
+		AllowOther: m.allowOther,
+		UID:        m.uid,
+		GID:        m.gid,
+		Debug:      m.debug,
+		Logger:     logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.st, err)
+	}
+	return srv, nil
+}
+
+// serve waits until the mount is unmounted from outside or a signal
+// arrives. On a signal it unmounts; when files are still open it detaches
+// the mount lazily and keeps serving them until the last is closed, for at
+// most detachGrace, or until a second signal. ready, if not nil, is called
+// once the mount is up.
+func serve(e *env, srv *fs.Server, mountpoint string, logger *log.Logger, ready func(io.Writer)) error {
+	done := make(chan struct{})
+	go func() {
+		srv.Wait()
+		close(done)
+	}()
+	if ready != nil {
+		ready(e.stdout)
+	}
+	select {
+	case <-done:
+		return nil
+	case sig := <-e.signals:
+		logger.Printf("%v: unmounting %s", sig, mountpoint)
+	}
+	if err := srv.Unmount(); err == nil {
+		<-done
+		return nil
+	}
+	if err := srv.Detach(); err != nil {
+		return err
+	}
+	logger.Printf("files are still open: detached %s, serving them until they are closed (at most %v; signal again to exit now)",
+		mountpoint, detachGrace)
+	select {
+	case <-done:
+	case <-time.After(detachGrace):
+		logger.Printf("grace period over: exiting with files still open")
+	case <-e.signals:
+	}
+	return nil
+}
+
+var unmountCommand = command{
+	name: "unmount", args: "MOUNTPOINT", nargs: [2]int{1, 1},
+	summary: "Unmount a zarrfs mount (the zarrfs mount process then exits).",
+	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
+		lazy := fl.BoolP("lazy", "z", false, "detach even while files are open")
+		return func(_ context.Context, _ *env, args []string) error {
+			return fs.Unmount(args[0], *lazy)
+		}
+	},
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/dir"
+	"github.com/zarrfs/zarrfs/zarr"
+)
+
+// openStore opens the store STORE names, read-only.
+func openStore(_ context.Context, spec string) (store.Store, error) {
+	st, err := dir.Open(spec, dir.Options{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", spec, err)
+	}
+	return st, nil
+}
+
+// opened is an opened store and hierarchy.
+type opened struct {
+	spec string
+	st   store.Store
+	h    *zarr.Hierarchy
+}
+
+// openHierarchy opens the store STORE names and the hierarchy in it.
+func openHierarchy(ctx context.Context, spec string, opts zarr.Options) (*opened, error) {
+	st, err := openStore(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	h, err := zarr.Open(ctx, st, opts)
+	if err != nil {
+		closeStore(st)
+		return nil, fmt.Errorf("%s: %w", st, err)
+	}
+	return &opened{spec: spec, st: st, h: h}, nil
+}
+
+// close closes the store when it holds files or connections.
+func (o *opened) close() { closeStore(o.st) }
+
+func closeStore(st store.Store) {
+	if c, ok := st.(io.Closer); ok {
+		c.Close()
+	}
+}
+
+// node returns the node at path, with an error naming the store and the
+// node.
+func (o *opened) node(ctx context.Context, path string) (*zarr.Node, error) {
+	n, err := o.h.Node(ctx, path)
+	if err != nil {
+		return nil, o.errorf(path, err)
+	}
+	return n, nil
+}
+
+// errorf names the store and the node in err.
+func (o *opened) errorf(path string, err error) error {
+	if path == "" || path == "/" {
+		path = "/"
+	}
+	return fmt.Errorf("%s: node %s: %w", o.st, path, err)
+}
