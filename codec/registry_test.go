@@ -1,0 +1,22 @@
+package codec
+
+import "testing"
+
+// TestRegisteredNames checks every name this package promises to register.
+func TestRegisteredNames(t *testing.T) {
+	names := []string{
+		"bytes", "endian", "https://purl.org/zarr/spec/codecs/endian/1.0",
+		"transpose",
+		"gzip", "numcodecs.gzip", "https://purl.org/zarr/spec/codec/gzip/1.0",
+		"https://purl.org/zarr/spec/codecs/gzip/1.0", "https://purl.org/zarr/spec/codec/gzip",
+		"http://purl.org/zarr/spec/codec/gzip",
+		"zlib", "numcodecs.zlib", "https://purl.org/zarr/spec/codec/zlib/1.0",
+		"zstd", "numcodecs.zstd",
+		"crc32c", "numcodecs.crc32c",
+	}
+	for _, n := range names {
+		if !Registered(n) {
+			t.Errorf("%q is not registered", n)
+		}
+	}
+}

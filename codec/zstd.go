@@ -1,0 +1,129 @@
+package codec
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+func init() {
+	Register(newZstd, "zstd", "numcodecs.zstd")
+}
+
+// Zstd is the bytes→bytes codec "zstd" (RFC 8878): the v3 extension and
+// numcodecs Zstd.
+type Zstd struct {
+	Level    int  // zstd level; 0 is the default (3)
+	Checksum bool // write the frame checksum
+}
+
+func newZstd(cfg Config) (Codec, error) {
+	var c Zstd
+	if _, err := cfg.Decode("zstd", "level", &c.Level); err != nil {
+		return nil, err
+	}
+	if _, err := cfg.Decode("zstd", "checksum", &c.Checksum); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Name implements Codec.
+func (Zstd) Name() string { return "zstd" }
+
+// EncodedSize implements BytesToBytes.
+func (Zstd) EncodedSize(int) int { return -1 }
+
+type zstdKey struct {
+	level    zstd.EncoderLevel
+	checksum bool
+	// single forces a single-segment frame: the encoder writes the content
+	// size of small inputs only then.
+	single bool
+}
+
+var (
+	zstdEncodersMu sync.Mutex
+	zstdEncoders   = map[zstdKey]*zstd.Encoder{}
+
+	// zstdExact decodes into a buffer of the expected size and fails
+	// rather than grow it; zstdUnknown decodes at most MaxUnknownSize.
+	// DecodeAll is safe for concurrent use.
+	zstdExact = sync.OnceValues(func() (*zstd.Decoder, error) {
+		return zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true),
+			zstd.WithDecoderMaxMemory(MaxUnknownSize), zstd.WithDecoderConcurrency(0))
+	})
+	zstdUnknown = sync.OnceValues(func() (*zstd.Decoder, error) {
+		return zstd.NewReader(nil, zstd.WithDecoderMaxMemory(MaxUnknownSize),
+			zstd.WithDecoderConcurrency(0))
+	})
+)
+
+// encoder returns the shared encoder for c's settings and an input of n
+// bytes (EncodeAll is safe for concurrent use).
+func (c Zstd) encoder(n int) (*zstd.Encoder, error) {
+	level := c.Level
+	if level == 0 {
+		level = 3 // zstd's default level
+	}
+	key := zstdKey{zstd.EncoderLevelFromZstd(level), c.Checksum, n <= zstd.MinWindowSize}
+	zstdEncodersMu.Lock()
+	defer zstdEncodersMu.Unlock()
+	if e := zstdEncoders[key]; e != nil {
+		return e, nil
+	}
+	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(key.level),
+		zstd.WithEncoderCRC(key.checksum), zstd.WithZeroFrames(true), zstd.WithSingleSegment(key.single))
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	zstdEncoders[key] = e
+	return e, nil
+}
+
+// Encode implements BytesToBytes. The frame records its content size, which
+// numcodecs needs to decode it.
+func (c Zstd) Encode(data []byte) ([]byte, error) {
+	e, err := c.encoder(len(data))
+	if err != nil {
+		return nil, err
+	}
+	return e.EncodeAll(data, nil), nil
+}
+
+// Decode implements BytesToBytes. A frame that declares more than
+// decodedSize bytes fails before anything is allocated for it, and no
+// frame decodes past decodedSize.
+func (Zstd) Decode(data []byte, decodedSize int) ([]byte, error) {
+	if decodedSize < 0 {
+		d, err := zstdUnknown()
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		out, err := d.DecodeAll(data, nil)
+		if err != nil {
+			return nil, Corruptf("zstd", "%v", err)
+		}
+		return out, nil
+	}
+	var h zstd.Header
+	if err := h.Decode(data); err != nil {
+		return nil, Corruptf("zstd", "frame header: %v", err)
+	}
+	if h.HasFCS && h.FrameContentSize > uint64(decodedSize) {
+		return nil, Corruptf("zstd", "frame declares %d bytes, want %d", h.FrameContentSize, decodedSize)
+	}
+	d, err := zstdExact()
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	out, err := d.DecodeAll(data, make([]byte, 0, decodedSize))
+	if err != nil {
+		return nil, Corruptf("zstd", "%v", err)
+	}
+	if err := checkSize("zstd", len(out), decodedSize); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
