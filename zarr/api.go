@@ -1,11 +1,13 @@
 package zarr
 
 import (
-	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+
+	"golang.org/x/sync/singleflight"
 
 	"github.com/zarrfs/zarrfs/store"
 )
@@ -28,8 +30,15 @@ type Hierarchy struct {
 	format Format
 	cache  *chunkCache
 
+	// consolidated holds the documents of consolidated metadata by store
+	// key ("a/.zarray", or "a/zarr.json" for v3); nil when there is none.
+	consolidated map[string]json.RawMessage
+	// prefetched holds root documents read while detecting the format.
+	prefetched map[string][]byte
+
 	mu    sync.Mutex
 	nodes map[string]*Node
+	loads singleflight.Group
 }
 
 // WritableStore is a store that can also be changed.
@@ -70,26 +79,6 @@ func cleanPath(p string) (string, error) {
 	return q, nil
 }
 
-// errNotImplemented is returned by parts of the API still being written.
-var errNotImplemented = errors.New("zarr: not implemented yet")
-
-// Open opens the hierarchy stored in st, detecting its format at the root.
-func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error) {
-	return nil, errNotImplemented
-}
-
-// Node returns the node at path ("" is the root). A path with no node
-// wraps ErrNotExist.
-func (h *Hierarchy) Node(ctx context.Context, path string) (*Node, error) {
-	return nil, errNotImplemented
-}
-
-// Children returns the child groups and arrays of the group at path, sorted
-// by name. Children whose metadata is broken are included with Node.Err set.
-func (h *Hierarchy) Children(ctx context.Context, path string) ([]*Node, error) {
-	return nil, errNotImplemented
-}
-
 // GroupMeta describes a group to create.
 type GroupMeta struct {
 	Format     Format
@@ -126,15 +115,4 @@ type ArrayMeta struct {
 	Compressor     *CodecSpec
 	DimensionNames []string
 	Attributes     map[string]any
-}
-
-// CreateGroup writes the metadata of a group at path.
-func CreateGroup(ctx context.Context, st WritableStore, path string, g GroupMeta) error {
-	return errNotImplemented
-}
-
-// CreateArray writes the metadata of an array at path and returns it, ready
-// for writing.
-func CreateArray(ctx context.Context, st WritableStore, path string, m ArrayMeta) (*Array, error) {
-	return nil, errNotImplemented
 }

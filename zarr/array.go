@@ -1,36 +1,393 @@
 package zarr
 
-import "context"
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/store"
+)
+
+// arrayState is the part of an Array that is not metadata.
+type arrayState struct {
+	format Format
+	keys   chunkKeys
+	dt     dtype
+	fill   []byte // one element of the logical content (the element's bytes for variable-length types)
+	layout chunkLayout
+	pipe   *codec.Pipeline
+
+	st    store.Store
+	path  string
+	cache *chunkCache
+	id    uint64 // distinguishes arrays in a shared cache
+
+	writeMu sync.Mutex
+}
+
+var arrayIDs atomic.Uint64
+
+// setType records the data type, fill value and chunk layout.
+func (a *Array) setType(dt dtype, fill []byte, layout chunkLayout) {
+	a.DataType = dt.DataType
+	a.dt, a.fill, a.layout = dt, fill, layout
+}
+
+// buildPipeline builds the codec pipeline from the codecs chain returns.
+func (a *Array) buildPipeline(chain func() ([]codec.Codec, error)) error {
+	cs, err := chain()
+	if err != nil {
+		return pipelineError(err)
+	}
+	p, err := codec.NewPipeline(cs, chunkSpec(a.dt, a.ChunkShape, a.fill))
+	if err != nil {
+		return pipelineError(err)
+	}
+	a.pipe = p
+	return nil
+}
+
+// bind attaches the array to the store it lives in.
+func (a *Array) bind(st store.Store, path string, cache *chunkCache) {
+	a.st, a.path, a.cache = st, path, cache
+	a.id = arrayIDs.Add(1)
+}
 
 // Size returns the size of the array's logical content in bytes:
 // prod(shape) × DataType.Size; 0 for variable-length types.
-func (a *Array) Size() int64 { return 0 }
+func (a *Array) Size() int64 { return a.layout.size }
 
 // Variable reports whether the array's elements are variable-length
 // strings or byte strings (read them with Elements).
-func (a *Array) Variable() bool { return a.DataType.Size == 0 }
+func (a *Array) Variable() bool { return a.dt.Variable() }
+
+// readable reports why the array's contents cannot be read, if they cannot.
+func (a *Array) readable() error {
+	if a.Err != nil {
+		return a.Err
+	}
+	if a.pipe == nil || a.st == nil {
+		return fmt.Errorf("array %q: %w: no codec pipeline", a.path, ErrUnsupported)
+	}
+	return nil
+}
+
+// chunkKey returns the store key of the chunk at idx.
+func (a *Array) chunkKey(idx []int64) string {
+	return store.Join(a.path, a.keys.key(idx))
+}
+
+// errorf wraps err with the store, the array and the chunk key.
+func (a *Array) chunkError(key string, err error) error {
+	return fmt.Errorf("%s: array %q: chunk %q: %w", a.st, "/"+a.path, key, err)
+}
+
+// loadChunk returns the decoded chunk at key, from the cache or the store.
+func (a *Array) loadChunk(ctx context.Context, key string) (*chunkValue, error) {
+	load := func(ctx context.Context) (*chunkValue, error) {
+		data, err := a.st.Get(ctx, key)
+		if errors.Is(err, store.ErrNotExist) {
+			return &chunkValue{missing: true}, nil
+		}
+		if err != nil {
+			return nil, a.chunkError(key, err)
+		}
+		dec, err := a.pipe.Decode(data)
+		if err != nil {
+			return nil, a.chunkError(key, err)
+		}
+		if !a.Variable() {
+			if int64(len(dec)) != a.layout.chunkElems*int64(a.dt.Size) {
+				return nil, a.chunkError(key, codec.Corruptf("pipeline", "decoded %d bytes, want %d", len(dec), a.layout.chunkElems*int64(a.dt.Size)))
+			}
+			return &chunkValue{fixed: dec}, nil
+		}
+		elems, err := splitVlen(dec, a.layout.chunkElems)
+		if err != nil {
+			return nil, a.chunkError(key, err)
+		}
+		return &chunkValue{vlen: elems}, nil
+	}
+	if a.cache == nil {
+		return load(ctx)
+	}
+	return a.cache.get(ctx, a.cacheKey(key), load)
+}
+
+// cacheKey returns the chunk cache key of the chunk at key.
+func (a *Array) cacheKey(key string) string {
+	return strconv.FormatUint(a.id, 10) + "\x00" + key
+}
+
+// splitVlen splits the numcodecs variable-length layout (uint32 count, then
+// uint32 length and bytes per element) into n elements.
+func splitVlen(b []byte, n int64) ([][]byte, error) {
+	if len(b) < 4 {
+		return nil, codec.Corruptf("vlen", "%d bytes, no element count", len(b))
+	}
+	if got := int64(binary.LittleEndian.Uint32(b)); got != n {
+		return nil, codec.Corruptf("vlen", "%d elements, want %d", got, n)
+	}
+	b = b[4:]
+	out := make([][]byte, n)
+	for i := range out {
+		if len(b) < 4 {
+			return nil, codec.Corruptf("vlen", "truncated at element %d", i)
+		}
+		l := binary.LittleEndian.Uint32(b)
+		b = b[4:]
+		if uint64(l) > uint64(len(b)) {
+			return nil, codec.Corruptf("vlen", "element %d of %d bytes overruns the chunk", i, l)
+		}
+		out[i] = b[:l:l]
+		b = b[l:]
+	}
+	return out, nil
+}
+
+// run is a stretch of elements contiguous both in a chunk and in the
+// array's C-order content.
+type run struct {
+	chunk  string // chunk key
+	inOff  int64  // first element in the chunk
+	outOff int64  // first element in the array
+	n      int64  // elements
+	valid  int64  // elements of the chunk inside the array (not overhanging)
+}
+
+// runs calls fn for the runs covering the elements [e0, e1) in order.
+func (a *Array) runs(e0, e1 int64, fn func(run) error) error {
+	shape, chunks := a.Shape, a.ChunkShape
+	r := len(shape)
+	if r == 0 {
+		if e0 < e1 {
+			return fn(run{chunk: a.chunkKey(nil), n: 1, valid: 1})
+		}
+		return nil
+	}
+	// Trailing dimensions whose chunk size equals the array size are
+	// contiguous in both: runs go along dimension d over blocks of inner.
+	k := r
+	for k > 0 && chunks[k-1] == shape[k-1] {
+		k--
+	}
+	d := max(k-1, 0)
+	inner := int64(1)
+	for i := d + 1; i < r; i++ {
+		inner *= shape[i]
+	}
+	// cstride[i] is the element stride of dimension i inside a chunk.
+	cstride := make([]int64, r)
+	s := int64(1)
+	for i := r - 1; i >= 0; i-- {
+		cstride[i] = s
+		s *= chunks[i]
+	}
+	idx := make([]int64, d+1)
+	cidx := make([]int64, r)
+	for e := e0; e < e1; {
+		// Split e into idx[0..d] and t, the offset inside a block of inner.
+		t := e % inner
+		q := e / inner
+		for i := d; i >= 0; i-- {
+			idx[i] = q % shape[i]
+			q /= shape[i]
+		}
+		in := t
+		for i := 0; i <= d; i++ {
+			cidx[i] = idx[i] / chunks[i]
+			in += (idx[i] % chunks[i]) * cstride[i]
+		}
+		var n int64
+		if k == 0 {
+			n = e1 - e
+		} else {
+			n = (min((cidx[d]+1)*chunks[d], shape[d])-idx[d])*inner - t
+			n = min(n, e1-e)
+		}
+		valid := int64(1)
+		for i := range r {
+			valid *= min(chunks[i], shape[i]-cidx[i]*chunks[i])
+		}
+		if err := fn(run{chunk: a.chunkKey(cidx), inOff: in, outOff: e, n: n, valid: valid}); err != nil {
+			return err
+		}
+		e += n
+	}
+	return nil
+}
+
+// batchBytes bounds the decoded chunks one step of a read holds at once.
+const batchBytes = 256 << 20
+
+// forRuns fetches the chunks of the runs covering [e0, e1) in parallel
+// batches and calls apply for every run in order with its chunk.
+func (a *Array) forRuns(ctx context.Context, e0, e1 int64, apply func(run, *chunkValue) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	chunkBytes := max(a.layout.chunkElems*int64(max(a.dt.Size, 8)), 1)
+	maxChunks := max(min(int64(4*workers), batchBytes/chunkBytes), 1)
+	var batch []run
+	var keys []string
+	seen := map[string]int{}
+	flush := func() error {
+		vals := make([]*chunkValue, len(keys))
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(workers)
+		for i, key := range keys {
+			g.Go(func() error {
+				v, err := a.loadChunk(gctx, key)
+				vals[i] = v
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		for _, r := range batch {
+			if err := apply(r, vals[seen[r.chunk]]); err != nil {
+				return err
+			}
+		}
+		batch, keys = batch[:0], keys[:0]
+		clear(seen)
+		return nil
+	}
+	err := a.runs(e0, e1, func(r run) error {
+		if _, ok := seen[r.chunk]; !ok {
+			if int64(len(keys)) >= maxChunks {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			seen[r.chunk] = len(keys)
+			keys = append(keys, r.chunk)
+		}
+		batch = append(batch, r)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
+}
+
+// fillElements sets dst to repetitions of the element fill.
+func fillElements(dst, fill []byte) {
+	allZero := true
+	for _, b := range fill {
+		if b != 0 {
+			allZero = false
+			break
+		}
+	}
+	if allZero || len(dst) == 0 {
+		clear(dst)
+		return
+	}
+	n := copy(dst, fill)
+	for n < len(dst) {
+		n += copy(dst[n:], dst[:n])
+	}
+}
+
+// readElements decodes the elements [e0, e1) into dst.
+func (a *Array) readElements(ctx context.Context, dst []byte, e0, e1 int64) error {
+	size := int64(a.dt.Size)
+	return a.forRuns(ctx, e0, e1, func(r run, v *chunkValue) error {
+		out := dst[(r.outOff-e0)*size : (r.outOff-e0+r.n)*size]
+		if v.missing {
+			fillElements(out, a.fill)
+		} else {
+			copy(out, v.fixed[r.inOff*size:])
+		}
+		return nil
+	})
+}
 
 // ReadAt reads len(p) bytes of the logical content from off, with
-// io.ReaderAt semantics.
+// io.ReaderAt semantics: fewer bytes than len(p) only with an error, io.EOF
+// at the end.
 func (a *Array) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
-	return 0, errNotImplemented
+	if err := a.readable(); err != nil {
+		return 0, err
+	}
+	if a.Variable() {
+		return 0, fmt.Errorf("array %q: %w: variable-length elements have no byte content (use Elements)", "/"+a.path, ErrUnsupported)
+	}
+	if off < 0 {
+		return 0, fmt.Errorf("array %q: negative offset %d", "/"+a.path, off)
+	}
+	size := a.layout.size
+	if off >= size {
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), size-off)
+	item := int64(a.dt.Size)
+	e0, e1 := off/item, (off+n-1)/item+1
+	if off%item == 0 && n%item == 0 {
+		if err := a.readElements(ctx, p[:n], e0, e1); err != nil {
+			return 0, err
+		}
+	} else {
+		buf := make([]byte, (e1-e0)*item)
+		if err := a.readElements(ctx, buf, e0, e1); err != nil {
+			return 0, err
+		}
+		copy(p[:n], buf[off-e0*item:])
+	}
+	if n < int64(len(p)) {
+		return int(n), io.EOF
+	}
+	return int(n), nil
 }
 
-// Elements calls fn with every element in C order (the bytes of a
-// variable-length element, or the little-endian bytes of a fixed-size one).
-// fn must not keep elem after it returns.
+// elementsBlock is how many fixed-size elements Elements reads at once.
+const elementsBlock = 1 << 20
+
+// Elements calls fn with every element in C order: the bytes of a
+// variable-length element, or the little-endian bytes of a fixed-size one.
+// fn must not keep or modify elem after it returns.
 func (a *Array) Elements(ctx context.Context, fn func(elem []byte) error) error {
-	return errNotImplemented
-}
-
-// WriteAt writes p into the logical content at off (read-modify-write of
-// partially covered chunks).
-func (a *Array) WriteAt(ctx context.Context, p []byte, off int64) (int, error) {
-	return 0, errNotImplemented
-}
-
-// WriteRegion writes data (C order, little-endian) into the box of the
-// given start and shape.
-func (a *Array) WriteRegion(ctx context.Context, start, shape []int64, data []byte) error {
-	return errNotImplemented
+	if err := a.readable(); err != nil {
+		return err
+	}
+	if a.Variable() {
+		return a.forRuns(ctx, 0, a.layout.nelem, func(r run, v *chunkValue) error {
+			for i := range r.n {
+				e := a.fill
+				if !v.missing {
+					e = v.vlen[r.inOff+i]
+				}
+				if err := fn(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	item := int64(a.dt.Size)
+	block := max(elementsBlock/item, 1)
+	buf := make([]byte, min(block, a.layout.nelem)*item)
+	for e := int64(0); e < a.layout.nelem; e += block {
+		end := min(e+block, a.layout.nelem)
+		b := buf[:(end-e)*item]
+		if err := a.readElements(ctx, b, e, end); err != nil {
+			return err
+		}
+		for i := int64(0); i < int64(len(b)); i += item {
+			if err := fn(b[i : i+item]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -1,15 +1,25 @@
 package zarr
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
 
-// Info summarises a node for `zarrfs info`, info.txt and xattrs.
+// Info summarises a node for `zarrfs info` (as JSON or as Text), info.txt
+// in the mount and the xattrs.
 type Info struct {
-	Path           string          `json:"path"`
-	Kind           string          `json:"kind"`
-	Format         string          `json:"format"`
-	Shape          []int64         `json:"shape,omitempty"`
-	Chunks         []int64         `json:"chunks,omitempty"`
-	DataType       string          `json:"dtype,omitempty"`
+	Path   string  `json:"path"`   // "/" for the root, "/a/b" otherwise
+	Kind   string  `json:"kind"`   // "group" or "array"
+	Format string  `json:"format"` // "v2", "v3" …
+	Shape  []int64 `json:"shape,omitempty"`
+	Chunks []int64 `json:"chunks,omitempty"`
+	// DataType is the data type as the metadata names it ("<f4", "float32").
+	DataType string `json:"dtype,omitempty"`
+	// NumPy is the NumPy type string of the logical content ("<f4").
+	NumPy          string          `json:"numpy_dtype,omitempty"`
 	Codecs         json.RawMessage `json:"codecs,omitempty"`
 	FillValue      json.RawMessage `json:"fill_value,omitempty"`
 	DimensionNames []string        `json:"dimension_names,omitempty"`
@@ -17,8 +27,111 @@ type Info struct {
 	Error          string          `json:"error,omitempty"`
 }
 
-// Info returns the node's summary.
-func (n *Node) Info() Info { return Info{Path: n.Path} }
+// String returns the format as shown to users: "v2", "v3", "v1",
+// "v3-draft-2019", "v3-draft-2022".
+func (f Format) String() string {
+	switch f {
+	case FormatV1:
+		return "v1"
+	case FormatV2:
+		return "v2"
+	case FormatV3:
+		return "v3"
+	case FormatV3Draft2019:
+		return "v3-draft-2019"
+	case FormatV3Draft2022:
+		return "v3-draft-2022"
+	}
+	return "unknown(" + strconv.Itoa(int(f)) + ")"
+}
 
-// Text returns the human-readable summary.
-func (i Info) Text() string { return "" }
+// String returns "group" or "array".
+func (k Kind) String() string {
+	switch k {
+	case KindGroup:
+		return "group"
+	case KindArray:
+		return "array"
+	}
+	return "unknown"
+}
+
+// Info returns the node's summary.
+func (n *Node) Info() Info {
+	i := Info{Path: "/" + n.Path, Kind: n.Kind.String(), Format: n.Format.String(), Attributes: compactJSON(n.Attributes)}
+	if a := n.Array; a != nil {
+		i.Shape, i.Chunks = a.Shape, a.ChunkShape
+		i.DataType = a.dt.spelling
+		if i.DataType == "" {
+			i.DataType = a.DataType.Name
+		}
+		i.NumPy = a.DataType.NumPy
+		i.Codecs = compactJSON(a.Codecs)
+		i.FillValue = compactJSON(a.FillValue)
+		i.DimensionNames = a.DimensionNames
+		if a.Err != nil {
+			i.Error = a.Err.Error()
+		}
+	}
+	if n.Err != nil {
+		i.Error = n.Err.Error()
+	}
+	return i
+}
+
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return nil
+	}
+	return b.Bytes()
+}
+
+// Text returns the human-readable summary, one "name: value" line each.
+func (i Info) Text() string {
+	var b strings.Builder
+	line := func(k, v string) { fmt.Fprintf(&b, "%-16s %s\n", k+":", v) }
+	line("path", i.Path)
+	line("kind", i.Kind)
+	line("format", "zarr "+i.Format)
+	if i.Kind == "array" {
+		line("shape", dims(i.Shape))
+		line("chunks", dims(i.Chunks))
+		dt := i.DataType
+		if i.NumPy != "" && i.NumPy != dt {
+			dt += " (data: " + i.NumPy + ")"
+		}
+		line("dtype", dt)
+		if len(i.Codecs) > 0 {
+			line("codecs", string(i.Codecs))
+		}
+		if len(i.FillValue) > 0 {
+			line("fill_value", string(i.FillValue))
+		}
+		if len(i.DimensionNames) > 0 {
+			line("dimension_names", strings.Join(i.DimensionNames, ", "))
+		}
+	}
+	if a := string(i.Attributes); a != "" && a != "{}" {
+		line("attributes", a)
+	}
+	if i.Error != "" {
+		line("error", i.Error)
+	}
+	return b.String()
+}
+
+// dims formats a shape as "100 × 200" ("()" for rank 0).
+func dims(d []int64) string {
+	if len(d) == 0 {
+		return "()"
+	}
+	s := make([]string, len(d))
+	for i, x := range d {
+		s[i] = strconv.FormatInt(x, 10)
+	}
+	return strings.Join(s, " × ")
+}

@@ -102,4 +102,6 @@ type Array struct {
 	// Err is set when the array's contents cannot be read (an unsupported
 	// codec or data type); the metadata above is still valid.
 	Err error
+
+	arrayState
 }

@@ -1,0 +1,278 @@
+package zarr
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// parseFillValue turns a fill_value of format v2 or v3 into one element of
+// t's logical content (little-endian). For variable-length types it is the
+// element's bytes. A JSON null (and a missing fill value) is all zeros (the
+// empty element for variable-length types).
+func parseFillValue(t dtype, raw json.RawMessage, format Format) ([]byte, error) {
+	out, err := fillValue(t, raw, format)
+	if err != nil {
+		return nil, fmt.Errorf("%w: fill_value %s for data type %s: %v", ErrInvalidMetadata, compact(raw), t.spelling, err)
+	}
+	return out, nil
+}
+
+func fillValue(t dtype, raw json.RawMessage, format Format) ([]byte, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return make([]byte, t.Size), nil
+	}
+	out := make([]byte, t.Size)
+	switch t.kind {
+	case 'b':
+		switch string(raw) {
+		case "true", "1":
+			out[0] = 1
+		case "false", "0":
+		default:
+			return nil, fmt.Errorf("not a boolean")
+		}
+		return out, nil
+	case 'i', 'u':
+		return out, putInt(out, t.kind == 'u', raw)
+	case 'M', 'm':
+		if string(raw) == `"NaT"` {
+			binary.LittleEndian.PutUint64(out, 1<<63)
+			return out, nil
+		}
+		return out, putInt(out, false, raw)
+	case 'f':
+		return out, putFloat(out, raw)
+	case 'c':
+		var parts []json.RawMessage
+		if err := json.Unmarshal(raw, &parts); err != nil || len(parts) != 2 {
+			return nil, fmt.Errorf("a complex fill value is [real, imaginary]")
+		}
+		h := t.Size / 2
+		if err := putFloat(out[:h], parts[0]); err != nil {
+			return nil, fmt.Errorf("real part: %w", err)
+		}
+		if err := putFloat(out[h:], parts[1]); err != nil {
+			return nil, fmt.Errorf("imaginary part: %w", err)
+		}
+		return out, nil
+	case 'S', 'V':
+		b, err := byteFill(raw, format)
+		if err != nil {
+			return nil, err
+		}
+		if len(b) > t.Size && (t.kind == 'V' || format == FormatV3) {
+			return nil, fmt.Errorf("%d bytes do not fit an element of %d", len(b), t.Size)
+		}
+		copy(out, b)
+		return out, nil
+	case 'U':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("a string fill value must be a JSON string")
+		}
+		if n := utf8.RuneCountInString(s); n*4 > t.Size {
+			return nil, fmt.Errorf("%d code points do not fit an element of %d", n, t.Size/4)
+		}
+		i := 0
+		for _, r := range s {
+			binary.LittleEndian.PutUint32(out[i:], uint32(r))
+			i += 4
+		}
+		return out, nil
+	case 's':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("a string fill value must be a JSON string")
+		}
+		return []byte(s), nil
+	case 'y':
+		return byteFill(raw, format)
+	}
+	return nil, fmt.Errorf("no fill values for this data type")
+}
+
+// byteFill decodes a byte-string fill value: base64 text, or (v3) a list
+// of byte values. v2 is lenient as zarr-python is: a number is its decimal text.
+func byteFill(raw json.RawMessage, format Format) ([]byte, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			if format == FormatV2 {
+				return []byte(s), nil
+			}
+			return nil, fmt.Errorf("not base64: %v", err)
+		}
+		return b, nil
+	}
+	var list []json.Number
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&list); err == nil {
+		b := make([]byte, len(list))
+		for i, n := range list {
+			v, err := strconv.ParseUint(n.String(), 10, 8)
+			if err != nil {
+				return nil, fmt.Errorf("byte %d: %s is not in [0, 255]", i, n)
+			}
+			b[i] = byte(v)
+		}
+		return b, nil
+	}
+	if format == FormatV2 {
+		var n json.Number
+		if json.Unmarshal(raw, &n) == nil {
+			return []byte(n.String()), nil
+		}
+	}
+	return nil, fmt.Errorf("a byte-string fill value must be base64 text or a list of bytes")
+}
+
+// putInt writes the integer JSON number raw into out (little-endian, signed
+// or unsigned by unsigned), checking its range exactly.
+func putInt(out []byte, unsigned bool, raw json.RawMessage) error {
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return fmt.Errorf("not a number")
+	}
+	bits := uint(len(out) * 8)
+	s := n.String()
+	v, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		// An integral value written as a float ("1.0", "1e3").
+		f, _, err := big.ParseFloat(s, 10, 256, big.ToNearestEven)
+		if err != nil || !f.IsInt() {
+			return fmt.Errorf("%s is not an integer", s)
+		}
+		v, _ = f.Int(nil)
+	}
+	var lo, hi *big.Int
+	if unsigned {
+		lo, hi = big.NewInt(0), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), bits), big.NewInt(1))
+	} else {
+		hi = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), bits-1), big.NewInt(1))
+		lo = new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), bits-1))
+	}
+	if v.Cmp(lo) < 0 || v.Cmp(hi) > 0 {
+		return fmt.Errorf("%s is out of range [%s, %s]", s, lo, hi)
+	}
+	var u uint64
+	if v.Sign() < 0 {
+		u = uint64(v.Int64())
+	} else {
+		u = v.Uint64()
+	}
+	for i := range out {
+		out[i] = byte(u >> (8 * i))
+	}
+	return nil
+}
+
+// putFloat writes a float fill value (a number, "NaN", "Infinity",
+// "-Infinity" or a "0x…" bit pattern) into out (2, 4 or 8 bytes).
+func putFloat(out []byte, raw json.RawMessage) error {
+	var f float64
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		switch {
+		case s == "NaN":
+			f = math.NaN()
+		case s == "Infinity":
+			f = math.Inf(1)
+		case s == "-Infinity":
+			f = math.Inf(-1)
+		case strings.HasPrefix(s, "0x"):
+			if len(s) != 2+2*len(out) {
+				return fmt.Errorf("hex fill value %q needs %d digits", s, 2*len(out))
+			}
+			u, err := strconv.ParseUint(s[2:], 16, 64)
+			if err != nil {
+				return fmt.Errorf("hex fill value %q: %v", s, err)
+			}
+			for i := range out {
+				out[i] = byte(u >> (8 * i))
+			}
+			return nil
+		default:
+			return fmt.Errorf("%q is not a number, NaN, Infinity, -Infinity or 0x… bits", s)
+		}
+	} else {
+		var n json.Number
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return fmt.Errorf("not a number")
+		}
+		var err error
+		bitSize := 64
+		if len(out) == 4 {
+			bitSize = 32
+		}
+		if f, err = strconv.ParseFloat(n.String(), bitSize); err != nil {
+			return fmt.Errorf("%s: %v", n, err)
+		}
+	}
+	switch len(out) {
+	case 2:
+		binary.LittleEndian.PutUint16(out, halfFromFloat64(f))
+	case 4:
+		binary.LittleEndian.PutUint32(out, math.Float32bits(float32(f)))
+	case 8:
+		binary.LittleEndian.PutUint64(out, math.Float64bits(f))
+	default:
+		return fmt.Errorf("no %d-byte floats", len(out))
+	}
+	return nil
+}
+
+// halfFromFloat64 converts f to IEEE 754 binary16, rounding to nearest even.
+func halfFromFloat64(f float64) uint16 {
+	sign := uint16(math.Float64bits(f)>>48) & 0x8000
+	a := math.Abs(f)
+	switch {
+	case math.IsNaN(f):
+		return sign | 0x7e00
+	case a >= 65520: // the halfway point above the largest half, 65504
+		return sign | 0x7c00
+	case a < 0x1p-14: // subnormal (or zero): units of 2^-24
+		return sign | uint16(math.RoundToEven(a*0x1p24))
+	}
+	frac, exp := math.Frexp(a) // a = frac × 2^exp, frac in [0.5, 1)
+	e := exp - 1
+	m := math.RoundToEven((frac*2 - 1) * 1024)
+	if m == 1024 {
+		m = 0
+		e++
+	}
+	if e+15 >= 31 {
+		return sign | 0x7c00
+	}
+	return sign | uint16(e+15)<<10 | uint16(m)
+}
+
+// halfToFloat64 converts IEEE 754 binary16 bits to a float64.
+func halfToFloat64(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	e := int(h>>10) & 0x1f
+	m := float64(h & 0x3ff)
+	switch e {
+	case 0:
+		return sign * m * 0x1p-24
+	case 31:
+		if m != 0 {
+			return math.NaN()
+		}
+		return math.Inf(int(sign))
+	}
+	return sign * math.Ldexp(1+m/1024, e-15)
+}

@@ -1,0 +1,384 @@
+package zarr
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/store"
+)
+
+// Open opens the hierarchy stored in st, detecting its format at the root:
+// zarr.json is v3; .zmetadata, .zgroup or .zarray is v2. Consolidated
+// metadata at the root (v2 .zmetadata, v3 consolidated_metadata) is used
+// when present, so that a remote store opens with one read.
+func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error) {
+	size := opts.CacheSize
+	if size == 0 {
+		size = DefaultCacheSize
+	}
+	h := &Hierarchy{st: st, cache: newChunkCache(size), nodes: map[string]*Node{}, prefetched: map[string][]byte{}}
+	get := func(key string) ([]byte, bool, error) {
+		b, err := st.Get(ctx, key)
+		switch {
+		case errors.Is(err, store.ErrNotExist):
+			return nil, false, nil
+		case err != nil:
+			return nil, false, fmt.Errorf("%s: %w", st, err)
+		}
+		h.prefetched[key] = b
+		return b, true, nil
+	}
+	if doc, ok, err := get(v3Doc); err != nil {
+		return nil, err
+	} else if ok {
+		h.format = FormatV3
+		if err := h.readV3Consolidated(doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", st, err)
+		}
+		return h, nil
+	}
+	if doc, ok, err := get(v2Consolidated); err != nil {
+		return nil, err
+	} else if ok {
+		h.format = FormatV2
+		if err := h.readV2Consolidated(doc); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", st, v2Consolidated, err)
+		}
+		return h, nil
+	}
+	for _, key := range []string{v2ArrayDoc, v2GroupDoc} {
+		if _, ok, err := get(key); err != nil {
+			return nil, err
+		} else if ok {
+			h.format = FormatV2
+			return h, nil
+		}
+	}
+	// The v1 format ("meta" at the root) and the v3 drafts are detected
+	// here when they are added.
+	return nil, fmt.Errorf("%s: no Zarr metadata (zarr.json, .zgroup, .zarray or .zmetadata) at the root: %w", st, ErrNotExist)
+}
+
+// readV3Consolidated checks the root zarr.json for a draft entry point and
+// loads its inline consolidated metadata, if any.
+func (h *Hierarchy) readV3Consolidated(doc []byte) error {
+	var root struct {
+		Format       json.RawMessage `json:"zarr_format"`
+		Consolidated *struct {
+			Kind     string                     `json:"kind"`
+			Metadata map[string]json.RawMessage `json:"metadata"`
+		} `json:"consolidated_metadata"`
+	}
+	if len(doc) > MaxDocumentSize || json.Unmarshal(doc, &root) != nil {
+		return nil // the root node reports the problem
+	}
+	var s string
+	if json.Unmarshal(root.Format, &s) == nil {
+		return codec.Unsupportedf("v3 draft hierarchy (zarr_format %q)", s)
+	}
+	if root.Consolidated == nil || root.Consolidated.Kind != "inline" || root.Consolidated.Metadata == nil {
+		return nil
+	}
+	h.consolidated = map[string]json.RawMessage{}
+	for p, m := range root.Consolidated.Metadata {
+		if cp, err := cleanPath(p); err == nil && cp != "" {
+			h.consolidated[store.Join(cp, v3Doc)] = m
+		}
+	}
+	return nil
+}
+
+// readV2Consolidated loads a .zmetadata document.
+func (h *Hierarchy) readV2Consolidated(doc []byte) error {
+	obj, err := decodeObject(v2Consolidated, doc)
+	if err != nil {
+		return err
+	}
+	var meta map[string]json.RawMessage
+	if err := json.Unmarshal(obj["metadata"], &meta); err != nil || meta == nil {
+		return fmt.Errorf("%w: no \"metadata\" object", ErrInvalidMetadata)
+	}
+	h.consolidated = map[string]json.RawMessage{}
+	for k, v := range meta {
+		if store.ValidateKey(k) == nil {
+			h.consolidated[k] = v
+		}
+	}
+	return nil
+}
+
+// Format returns the format detected at the root.
+func (h *Hierarchy) Format() Format { return h.format }
+
+// Node returns the node at path ("" or "/" is the root; "a/b"). A path
+// with no node wraps ErrNotExist. Nodes are loaded once.
+func (h *Hierarchy) Node(ctx context.Context, path string) (*Node, error) {
+	p, err := cleanPath(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", h.st, err)
+	}
+	h.mu.Lock()
+	n, ok := h.nodes[p]
+	h.mu.Unlock()
+	if ok {
+		return n, nil
+	}
+	v, err, _ := h.loads.Do(p, func() (any, error) {
+		n, err := h.load(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		h.mu.Lock()
+		h.nodes[p] = n
+		h.mu.Unlock()
+		return n, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Node), nil
+}
+
+// document returns the document key of the node, from consolidated
+// metadata (re-serialised with indent), from the root documents read by
+// Open, or from the store. found is false for a missing document.
+func (h *Hierarchy) document(ctx context.Context, key string, indent string) (doc []byte, fromConsolidated, found bool, err error) {
+	if raw, ok := h.consolidated[key]; ok {
+		var b bytes.Buffer
+		if err := json.Indent(&b, raw, "", indent); err != nil {
+			return nil, true, true, fmt.Errorf("%w: consolidated %s: %v", ErrInvalidMetadata, key, err)
+		}
+		return b.Bytes(), true, true, nil
+	}
+	if b, ok := h.prefetched[key]; ok {
+		return b, false, true, nil
+	}
+	if h.consolidated != nil && h.format == FormatV2 && strings.HasSuffix(key, v2AttrsDoc) {
+		// Consolidated metadata lists every .zattrs there is.
+		return nil, false, false, nil
+	}
+	b, err := h.st.Get(ctx, key)
+	if errors.Is(err, store.ErrNotExist) {
+		return nil, false, false, nil
+	}
+	if err != nil {
+		return nil, false, false, err
+	}
+	return b, false, true, nil
+}
+
+// load reads the node at p.
+func (h *Hierarchy) load(ctx context.Context, p string) (*Node, error) {
+	var n *Node
+	var err error
+	switch h.format {
+	case FormatV3:
+		n, err = h.loadV3(ctx, p)
+	case FormatV2:
+		n, err = h.loadV2(ctx, p)
+	default:
+		err = codec.Unsupportedf("format %d", h.format)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: node %q: %w", h.st, "/"+p, err)
+	}
+	if n.Err != nil {
+		n.Err = fmt.Errorf("%s: node %q: %w", h.st, "/"+p, n.Err)
+	}
+	if n.Attributes == nil {
+		n.Attributes = json.RawMessage("{}")
+	}
+	if n.Array != nil {
+		n.Array.bind(h.st, p, h.cache)
+		if n.Array.Err != nil {
+			n.Array.Err = fmt.Errorf("%s: array %q: %w", h.st, "/"+p, n.Array.Err)
+		}
+	}
+	return n, nil
+}
+
+// modTime sets n.ModTime from the store, when it can say.
+func (h *Hierarchy) modTime(ctx context.Context, n *Node, key string) {
+	if st, ok := h.st.(store.Stater); ok {
+		if info, err := st.Stat(ctx, key); err == nil {
+			n.ModTime = info.ModTime
+		}
+	}
+}
+
+func (h *Hierarchy) loadV3(ctx context.Context, p string) (*Node, error) {
+	key := store.Join(p, v3Doc)
+	doc, fromCons, found, err := h.document(ctx, key, "  ")
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, ErrNotExist
+	}
+	n := &Node{Path: p, Kind: KindGroup, Format: FormatV3, Documents: []Document{{Name: v3Doc, Data: doc}}}
+	if !fromCons {
+		h.modTime(ctx, n, key)
+	}
+	v, err := parseV3Node(doc)
+	if v.kind != 0 {
+		n.Kind, n.Attributes = v.kind, v.attrs
+	}
+	if err != nil {
+		n.Err = err
+		return n, nil
+	}
+	if n.Kind == KindArray {
+		n.Array, n.Err = parseV3Array(v)
+	}
+	return n, nil
+}
+
+func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
+	n := &Node{Path: p, Format: FormatV2}
+	arrayKey := store.Join(p, v2ArrayDoc)
+	doc, fromCons, found, err := h.document(ctx, arrayKey, "    ")
+	if err != nil {
+		return nil, err
+	}
+	name := v2ArrayDoc
+	n.Kind = KindArray
+	if !found {
+		groupKey := store.Join(p, v2GroupDoc)
+		if doc, fromCons, found, err = h.document(ctx, groupKey, "    "); err != nil {
+			return nil, err
+		}
+		if !found {
+			if p == "" && h.consolidated != nil {
+				// A root with .zmetadata but no .zgroup: an implicit root group.
+				n.Kind = KindGroup
+				n.Documents = []Document{{Name: v2Consolidated, Data: h.prefetched[v2Consolidated]}}
+				return n, nil
+			}
+			return nil, ErrNotExist
+		}
+		name, n.Kind = v2GroupDoc, KindGroup
+	}
+	n.Documents = append(n.Documents, Document{Name: name, Data: doc})
+	if !fromCons {
+		h.modTime(ctx, n, store.Join(p, name))
+	}
+	attrs, _, hasAttrs, err := h.document(ctx, store.Join(p, v2AttrsDoc), "    ")
+	if err != nil {
+		n.Err = fmt.Errorf("%s: %w", v2AttrsDoc, err)
+	} else if hasAttrs {
+		n.Documents = append(n.Documents, Document{Name: v2AttrsDoc, Data: attrs})
+		if n.Attributes, err = parseAttributes(v2AttrsDoc, attrs); err != nil {
+			n.Err = err
+		}
+	}
+	if p == "" && h.consolidated != nil {
+		n.Documents = append(n.Documents, Document{Name: v2Consolidated, Data: h.prefetched[v2Consolidated]})
+	}
+	if n.Err != nil {
+		return n, nil
+	}
+	if n.Kind == KindGroup {
+		n.Err = parseV2Group(doc)
+	} else {
+		n.Array, n.Err = parseV2Array(doc, n.Attributes)
+	}
+	return n, nil
+}
+
+// Children returns the child groups and arrays of the node at path, sorted
+// by name: from consolidated metadata when the hierarchy has it, otherwise
+// by listing the store one level down. Children whose metadata is broken
+// are included with Node.Err set. An array has no children.
+func (h *Hierarchy) Children(ctx context.Context, path string) ([]*Node, error) {
+	parent, err := h.Node(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if parent.Kind != KindGroup {
+		return nil, nil
+	}
+	names, err := h.childNames(ctx, parent.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: node %q: listing children: %w", h.st, "/"+parent.Path, err)
+	}
+	nodes := make([]*Node, len(names))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(2 * runtime.GOMAXPROCS(0))
+	for i, name := range names {
+		g.Go(func() error {
+			p := store.Join(parent.Path, name)
+			n, err := h.Node(gctx, p)
+			switch {
+			case errors.Is(err, ErrNotExist):
+				// A prefix holding chunks or other data, not a node.
+			case err != nil && gctx.Err() != nil:
+				return gctx.Err()
+			case err != nil:
+				nodes[i] = &Node{Path: p, Kind: KindGroup, Format: h.format, Attributes: json.RawMessage("{}"), Err: err}
+			default:
+				nodes[i] = n
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := nodes[:0]
+	for _, n := range nodes {
+		if n != nil {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// childNames returns the sorted candidate child names of the group at p.
+func (h *Hierarchy) childNames(ctx context.Context, p string) ([]string, error) {
+	var names []string
+	if h.consolidated != nil {
+		seen := map[string]bool{}
+		prefix := p
+		if prefix != "" {
+			prefix += "/"
+		}
+		for key := range h.consolidated {
+			rest, ok := strings.CutPrefix(key, prefix)
+			if !ok {
+				continue
+			}
+			name, doc, ok := strings.Cut(rest, "/")
+			if ok && !strings.Contains(doc, "/") && (doc == v3Doc || doc == v2ArrayDoc || doc == v2GroupDoc) && !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
+		}
+		sort.Strings(names)
+	} else {
+		l, ok := h.st.(store.Lister)
+		if !ok {
+			return nil, codec.Unsupportedf("listing store %s (it has no consolidated metadata)", h.st)
+		}
+		_, prefixes, err := l.ListDir(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		names = prefixes
+	}
+	out := names[:0]
+	for _, n := range names {
+		if !strings.HasPrefix(n, "__") {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,221 @@
+package zarr
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/zarrfs/zarrfs/codec"
+)
+
+// decodeObject parses a metadata document into its members, refusing
+// documents over MaxDocumentSize, non-JSON and non-objects.
+func decodeObject(name string, doc []byte) (map[string]json.RawMessage, error) {
+	if len(doc) > MaxDocumentSize {
+		return nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrInvalidMetadata, name, len(doc), MaxDocumentSize)
+	}
+	var obj map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if err := dec.Decode(&obj); err != nil {
+		return nil, fmt.Errorf("%w: %s is not JSON: %v", ErrInvalidMetadata, name, err)
+	}
+	if obj == nil {
+		return nil, fmt.Errorf("%w: %s is not a JSON object", ErrInvalidMetadata, name)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: %s has data after the JSON object", ErrInvalidMetadata, name)
+	}
+	return obj, nil
+}
+
+// parseDims parses a list of non-negative (positive when positive is set)
+// integers: a shape or a chunk shape.
+func parseDims(what string, raw json.RawMessage, positive bool) ([]int64, error) {
+	if raw == nil {
+		return nil, fmt.Errorf("%w: %s is missing", ErrInvalidMetadata, what)
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil || list == nil {
+		return nil, fmt.Errorf("%w: %s %s is not a list of integers", ErrInvalidMetadata, what, compact(raw))
+	}
+	if len(list) > MaxRank {
+		return nil, fmt.Errorf("%w: %s has %d dimensions, more than %d", ErrInvalidMetadata, what, len(list), MaxRank)
+	}
+	dims := make([]int64, len(list))
+	for i, r := range list {
+		n, err := strconv.ParseInt(string(bytes.TrimSpace(r)), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s[%d] = %s is not an integer", ErrInvalidMetadata, what, i, compact(r))
+		}
+		if n < 0 || positive && n == 0 {
+			kind := "non-negative"
+			if positive {
+				kind = "positive"
+			}
+			return nil, fmt.Errorf("%w: %s[%d] = %d must be %s", ErrInvalidMetadata, what, i, n, kind)
+		}
+		dims[i] = n
+	}
+	return dims, nil
+}
+
+// chunkLayout checks a shape against its chunk shape and computes the
+// chunk grid, sizes and the codec spec of one chunk.
+type chunkLayout struct {
+	grid       []int64 // chunks per dimension
+	nelem      int64   // elements in the array
+	size       int64   // bytes of the logical content (0 for variable-length types)
+	chunkElems int64   // elements in one chunk
+}
+
+func newChunkLayout(shape, chunks []int64, itemSize int) (chunkLayout, error) {
+	if len(shape) != len(chunks) {
+		return chunkLayout{}, fmt.Errorf("%w: chunk shape %v does not match the rank of shape %v", ErrInvalidMetadata, chunks, shape)
+	}
+	var l chunkLayout
+	var err error
+	if l.nelem, err = product("shape", shape, 1); err != nil {
+		return l, err
+	}
+	if l.size, err = product("shape", shape, int64(itemSize)); err != nil {
+		return l, err
+	}
+	if l.chunkElems, err = product("chunk shape", chunks, 1); err != nil {
+		return l, err
+	}
+	item := int64(max(itemSize, 1))
+	if cb, ok := mulInt64(l.chunkElems, item); !ok || cb > MaxChunkBytes {
+		return l, fmt.Errorf("%w: chunk shape %v of %d-byte elements is over the %d-byte chunk limit", ErrUnsupported, chunks, item, MaxChunkBytes)
+	}
+	l.grid = make([]int64, len(shape))
+	for i := range shape {
+		l.grid[i] = ceilDiv(shape[i], chunks[i])
+	}
+	return l, nil
+}
+
+// chunkKeys encodes chunk coordinates as store keys below the array.
+type chunkKeys struct {
+	prefix string // "c" for the v3 default encoding, "" otherwise
+	sep    string
+}
+
+// key returns the key of the chunk at idx relative to the array.
+func (k chunkKeys) key(idx []int64) string {
+	var b strings.Builder
+	b.WriteString(k.prefix)
+	for i, x := range idx {
+		if i > 0 || k.prefix != "" {
+			b.WriteString(k.sep)
+		}
+		b.WriteString(strconv.FormatInt(x, 10))
+	}
+	if b.Len() == 0 {
+		return "0"
+	}
+	return b.String()
+}
+
+// parseSeparator checks a chunk key separator.
+func parseSeparator(what string, raw json.RawMessage, def string) (string, error) {
+	if raw == nil || string(raw) == "null" {
+		return def, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil || s != "." && s != "/" {
+		return "", fmt.Errorf("%w: %s %s must be \".\" or \"/\"", ErrInvalidMetadata, what, compact(raw))
+	}
+	return s, nil
+}
+
+// v2Codec is a numcodecs codec object {"id": …, …}.
+type v2Codec struct {
+	id  string
+	cfg codec.Config
+}
+
+func parseV2Codec(what string, raw json.RawMessage) (v2Codec, error) {
+	var obj codec.Config
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return v2Codec{}, fmt.Errorf("%w: %s %s is not an object", ErrInvalidMetadata, what, compact(raw))
+	}
+	var c v2Codec
+	if err := json.Unmarshal(obj["id"], &c.id); err != nil || c.id == "" {
+		return v2Codec{}, fmt.Errorf("%w: %s %s has no \"id\"", ErrInvalidMetadata, what, compact(raw))
+	}
+	delete(obj, "id")
+	c.cfg = obj
+	return c, nil
+}
+
+// v3JSON returns c in v3 form {"name": …, "configuration": {…}}.
+func (c v2Codec) v3JSON() map[string]any {
+	m := map[string]any{"name": c.id}
+	if len(c.cfg) > 0 {
+		m["configuration"] = c.cfg
+	}
+	return m
+}
+
+// bytesCodec returns the bytes codec for t stored with the given byte order.
+func bytesCodec(t dtype, bigEndian bool) (codec.Codec, error) {
+	cfg := codec.Config{}
+	if t.Size > 1 && t.kind != 'S' && t.kind != 'V' {
+		endian := `"little"`
+		if bigEndian {
+			endian = `"big"`
+		}
+		cfg["endian"] = json.RawMessage(endian)
+	}
+	return codec.New("bytes", cfg)
+}
+
+// transposeCodec returns the transpose codec with the reversed dimension
+// order that turns a C-order chunk into the F-order one.
+func transposeCodec(rank int) (codec.Codec, error) {
+	order := make([]int, rank)
+	for i := range order {
+		order[i] = rank - 1 - i
+	}
+	b, _ := json.Marshal(order)
+	return codec.New("transpose", codec.Config{"order": b})
+}
+
+// chunkSpec returns the codec spec of one chunk.
+func chunkSpec(t dtype, chunks []int64, fill []byte) codec.ArraySpec {
+	shape := make([]int, len(chunks))
+	for i, c := range chunks {
+		shape[i] = int(c) // chunk sizes were checked against MaxChunkBytes
+	}
+	spec := codec.ArraySpec{Shape: shape, DataType: t.codecType()}
+	if !t.Variable() {
+		spec.FillValue = fill
+	}
+	return spec
+}
+
+// pipelineError classifies an error building a codec pipeline: unsupported
+// stays unsupported, anything else is invalid metadata.
+func pipelineError(err error) error {
+	if errors.Is(err, ErrUnsupported) || errors.Is(err, ErrInvalidMetadata) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrInvalidMetadata, err)
+}
+
+// jsonFloat returns f as a JSON value the way zarr writes fill values.
+func jsonFloat(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return f
+}

@@ -1,0 +1,230 @@
+package zarr
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/zarrfs/zarrfs/codec"
+)
+
+// v2 document names.
+const (
+	v2ArrayDoc     = ".zarray"
+	v2GroupDoc     = ".zgroup"
+	v2AttrsDoc     = ".zattrs"
+	v2Consolidated = ".zmetadata"
+)
+
+// checkZarrFormat checks the zarr_format member of a document.
+func checkZarrFormat(name string, obj map[string]json.RawMessage, want int) error {
+	raw, ok := obj["zarr_format"]
+	if !ok {
+		return fmt.Errorf("%w: %s has no zarr_format", ErrInvalidMetadata, name)
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil || n.String() != fmt.Sprint(want) {
+		return fmt.Errorf("%w: %s has zarr_format %s, want %d", ErrInvalidMetadata, name, compact(raw), want)
+	}
+	return nil
+}
+
+// parseV2Group checks a .zgroup document.
+func parseV2Group(doc []byte) error {
+	obj, err := decodeObject(v2GroupDoc, doc)
+	if err != nil {
+		return err
+	}
+	return checkZarrFormat(v2GroupDoc, obj, 2)
+}
+
+// parseAttributes checks that doc (a .zattrs document) is a JSON object.
+func parseAttributes(name string, doc []byte) (json.RawMessage, error) {
+	if _, err := decodeObject(name, doc); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(doc), nil
+}
+
+// dimensionNamesFromAttrs returns the xarray _ARRAY_DIMENSIONS attribute
+// when it is a list of strings.
+func dimensionNamesFromAttrs(attrs json.RawMessage, rank int) []string {
+	var obj struct {
+		Dims []string `json:"_ARRAY_DIMENSIONS"`
+	}
+	if json.Unmarshal(attrs, &obj) != nil || len(obj.Dims) != rank || rank == 0 {
+		return nil
+	}
+	return obj.Dims
+}
+
+// parseV2Array parses a .zarray document. An error (matching
+// ErrInvalidMetadata) means the node is unusable; an unsupported data type
+// or codec gives an Array with Err set instead.
+func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
+	obj, err := decodeObject(v2ArrayDoc, doc)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkZarrFormat(v2ArrayDoc, obj, 2); err != nil {
+		return nil, err
+	}
+	shape, err := parseDims("shape", obj["shape"], false)
+	if err != nil {
+		return nil, err
+	}
+	chunks, err := parseDims("chunks", obj["chunks"], true)
+	if err != nil {
+		return nil, err
+	}
+	if len(chunks) != len(shape) {
+		return nil, fmt.Errorf("%w: chunks %v and shape %v differ in rank", ErrInvalidMetadata, chunks, shape)
+	}
+	order := "C"
+	if raw, ok := obj["order"]; ok {
+		if err := json.Unmarshal(raw, &order); err != nil || order != "C" && order != "F" {
+			return nil, fmt.Errorf("%w: order %s must be \"C\" or \"F\"", ErrInvalidMetadata, compact(raw))
+		}
+	}
+	sep, err := parseSeparator("dimension_separator", obj["dimension_separator"], ".")
+	if err != nil {
+		return nil, err
+	}
+	var filters []v2Codec
+	if raw := obj["filters"]; raw != nil && string(raw) != "null" {
+		var list []json.RawMessage
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, fmt.Errorf("%w: filters %s is not a list", ErrInvalidMetadata, compact(raw))
+		}
+		for i, r := range list {
+			c, err := parseV2Codec(fmt.Sprintf("filters[%d]", i), r)
+			if err != nil {
+				return nil, err
+			}
+			filters = append(filters, c)
+		}
+	}
+	var compressor *v2Codec
+	if raw := obj["compressor"]; raw != nil && string(raw) != "null" {
+		c, err := parseV2Codec("compressor", raw)
+		if err != nil {
+			return nil, err
+		}
+		compressor = &c
+	}
+	chain := []map[string]any{}
+	for _, f := range filters {
+		chain = append(chain, f.v3JSON())
+	}
+	if compressor != nil {
+		chain = append(chain, compressor.v3JSON())
+	}
+	codecsJSON, err := json.Marshal(chain)
+	if err != nil {
+		return nil, fmt.Errorf("%w: codecs: %v", ErrInvalidMetadata, err)
+	}
+	fillRaw := obj["fill_value"]
+	if fillRaw == nil {
+		fillRaw = json.RawMessage("null")
+	}
+	a := &Array{
+		Shape:          shape,
+		ChunkShape:     chunks,
+		FillValue:      fillRaw,
+		Codecs:         codecsJSON,
+		DimensionNames: dimensionNamesFromAttrs(attrs, len(shape)),
+	}
+	a.format, a.keys = FormatV2, chunkKeys{sep: sep}
+	dt, err := parseV2DataType(obj["dtype"])
+	if err != nil {
+		if !errors.Is(err, ErrUnsupported) {
+			return nil, err
+		}
+		a.DataType = DataType{Name: compact(obj["dtype"])}
+		a.Err = err
+		return a, nil
+	}
+	var objectCodec *v2Codec
+	if dt.kind == 'O' {
+		for i := range filters {
+			if t, ok := vlenType(filters[i].id); ok {
+				dt, objectCodec = t, &filters[i]
+				break
+			}
+		}
+		if objectCodec == nil {
+			a.DataType = DataType{Name: "object"}
+			id := "none"
+			if len(filters) > 0 {
+				id = filters[0].id
+			}
+			a.Err = codec.Unsupportedf("object data type with object codec %q (only vlen-utf8 and vlen-bytes)", id)
+			return a, nil
+		}
+	}
+	layout, err := newChunkLayout(shape, chunks, dt.Size)
+	if err != nil {
+		return nil, err
+	}
+	fill, err := parseFillValue(dt, fillRaw, FormatV2)
+	if err != nil {
+		return nil, err
+	}
+	a.setType(dt, fill, layout)
+	a.Err = a.buildPipeline(func() ([]codec.Codec, error) {
+		return v2Chain(dt, len(shape), order, filters, objectCodec, compressor)
+	})
+	if errors.Is(a.Err, ErrInvalidMetadata) {
+		return nil, a.Err
+	}
+	return a, nil
+}
+
+// v2Chain returns the codec chain of a v2 array: [transpose for order F]
+// and bytes (or the object codec), then the filters and the compressor.
+func v2Chain(dt dtype, rank int, order string, filters []v2Codec, objectCodec, compressor *v2Codec) ([]codec.Codec, error) {
+	var head, tail []codec.Codec
+	var a2b codec.Codec
+	var err error
+	if objectCodec != nil {
+		if a2b, err = codec.New(objectCodec.id, objectCodec.cfg); err != nil {
+			return nil, err
+		}
+	} else {
+		if order == "F" && rank > 1 {
+			t, err := transposeCodec(rank)
+			if err != nil {
+				return nil, err
+			}
+			head = append(head, t)
+		}
+		if a2b, err = bytesCodec(dt, dt.bigEndian); err != nil {
+			return nil, err
+		}
+	}
+	for i := range filters {
+		if &filters[i] == objectCodec {
+			continue
+		}
+		c, err := codec.New(filters[i].id, filters[i].cfg)
+		if err != nil {
+			return nil, err
+		}
+		switch c.(type) {
+		case codec.ArrayToArray:
+			head = append(head, c)
+		case codec.BytesToBytes:
+			tail = append(tail, c)
+		default:
+			return nil, fmt.Errorf("%w: filter %q cannot follow the %s codec", ErrInvalidMetadata, filters[i].id, a2b.Name())
+		}
+	}
+	if compressor != nil {
+		c, err := codec.New(compressor.id, compressor.cfg)
+		if err != nil {
+			return nil, err
+		}
+		tail = append(tail, c)
+	}
+	return append(append(head, a2b), tail...), nil
+}

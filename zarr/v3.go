@@ -1,0 +1,224 @@
+package zarr
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/zarrfs/zarrfs/codec"
+)
+
+// v3Doc is the name of the v3 metadata document.
+const v3Doc = "zarr.json"
+
+// v3ArrayKeys and v3GroupKeys are the top-level members v3 defines (and
+// zarr-python's consolidated_metadata for groups).
+var (
+	v3ArrayKeys = map[string]bool{
+		"zarr_format": true, "node_type": true, "shape": true, "data_type": true,
+		"chunk_grid": true, "chunk_key_encoding": true, "fill_value": true,
+		"codecs": true, "attributes": true, "dimension_names": true,
+		"storage_transformers": true,
+	}
+	v3GroupKeys = map[string]bool{
+		"zarr_format": true, "node_type": true, "attributes": true,
+		"consolidated_metadata": true,
+	}
+)
+
+// v3Node is a parsed zarr.json: its node type, attributes and raw members.
+type v3Node struct {
+	kind  Kind
+	attrs json.RawMessage
+	obj   map[string]json.RawMessage
+}
+
+// parseV3Node checks the members every zarr.json has.
+func parseV3Node(doc []byte) (v3Node, error) {
+	obj, err := decodeObject(v3Doc, doc)
+	if err != nil {
+		return v3Node{}, err
+	}
+	if err := checkZarrFormat(v3Doc, obj, 3); err != nil {
+		return v3Node{}, err
+	}
+	n := v3Node{obj: obj, attrs: json.RawMessage("{}")}
+	var nodeType string
+	if err := json.Unmarshal(obj["node_type"], &nodeType); err != nil {
+		return v3Node{}, fmt.Errorf("%w: %s: node_type %s must be \"array\" or \"group\"", ErrInvalidMetadata, v3Doc, compact(obj["node_type"]))
+	}
+	known := v3GroupKeys
+	switch nodeType {
+	case "group":
+		n.kind = KindGroup
+	case "array":
+		n.kind, known = KindArray, v3ArrayKeys
+	default:
+		return v3Node{}, fmt.Errorf("%w: %s: node_type %q must be \"array\" or \"group\"", ErrInvalidMetadata, v3Doc, nodeType)
+	}
+	if raw, ok := obj["attributes"]; ok && string(raw) != "null" {
+		var a map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &a); err != nil || a == nil {
+			return v3Node{}, fmt.Errorf("%w: %s: attributes is not an object", ErrInvalidMetadata, v3Doc)
+		}
+		n.attrs = raw
+	}
+	var unknown []string
+	for k := range obj {
+		if !known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		var ext struct {
+			MustUnderstand *bool `json:"must_understand"`
+		}
+		if json.Unmarshal(obj[k], &ext) != nil || ext.MustUnderstand == nil || *ext.MustUnderstand {
+			return n, codec.Unsupportedf("metadata member %q (it does not say \"must_understand\": false)", k)
+		}
+	}
+	return n, nil
+}
+
+// parseV3Array parses the array members of a zarr.json. As with
+// parseV2Array, an error means the node is unusable, while an unsupported
+// data type or codec gives an Array with Err set.
+func parseV3Array(n v3Node) (*Array, error) {
+	obj := n.obj
+	shape, err := parseDims("shape", obj["shape"], false)
+	if err != nil {
+		return nil, err
+	}
+	grid, err := parseExt("chunk_grid", obj["chunk_grid"])
+	if err != nil {
+		return nil, err
+	}
+	if grid.name != "regular" {
+		return nil, codec.Unsupportedf("chunk grid %q", grid.name)
+	}
+	chunks, err := parseDims("chunk_grid chunk_shape", grid.config["chunk_shape"], true)
+	if err != nil {
+		return nil, err
+	}
+	if len(chunks) != len(shape) {
+		return nil, fmt.Errorf("%w: chunk_shape %v and shape %v differ in rank", ErrInvalidMetadata, chunks, shape)
+	}
+	keys, err := parseV3KeyEncoding(obj["chunk_key_encoding"])
+	if err != nil {
+		return nil, err
+	}
+	if raw, ok := obj["storage_transformers"]; ok && string(raw) != "null" {
+		var list []json.RawMessage
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, fmt.Errorf("%w: storage_transformers is not a list", ErrInvalidMetadata)
+		}
+		if len(list) > 0 {
+			e, err := parseExt("storage_transformers[0]", list[0])
+			if err != nil {
+				return nil, err
+			}
+			return nil, codec.Unsupportedf("storage transformer %q", e.name)
+		}
+	}
+	var dimNames []string
+	if raw, ok := obj["dimension_names"]; ok && string(raw) != "null" {
+		var names []*string
+		if err := json.Unmarshal(raw, &names); err != nil || len(names) != len(shape) {
+			return nil, fmt.Errorf("%w: dimension_names %s must be a list of %d strings or nulls", ErrInvalidMetadata, compact(raw), len(shape))
+		}
+		dimNames = make([]string, len(names))
+		for i, s := range names {
+			if s != nil {
+				dimNames[i] = *s
+			}
+		}
+	}
+	codecsRaw, ok := obj["codecs"]
+	if !ok {
+		return nil, fmt.Errorf("%w: codecs is missing", ErrInvalidMetadata)
+	}
+	var codecList []json.RawMessage
+	if err := json.Unmarshal(codecsRaw, &codecList); err != nil || len(codecList) == 0 {
+		return nil, fmt.Errorf("%w: codecs %s must be a non-empty list", ErrInvalidMetadata, compact(codecsRaw))
+	}
+	exts := make([]extension, len(codecList))
+	for i, r := range codecList {
+		if exts[i], err = parseExt(fmt.Sprintf("codecs[%d]", i), r); err != nil {
+			return nil, err
+		}
+	}
+	fillRaw, ok := obj["fill_value"]
+	if !ok {
+		return nil, fmt.Errorf("%w: fill_value is missing", ErrInvalidMetadata)
+	}
+	if _, ok := obj["data_type"]; !ok {
+		return nil, fmt.Errorf("%w: data_type is missing", ErrInvalidMetadata)
+	}
+	a := &Array{
+		Shape:          shape,
+		ChunkShape:     chunks,
+		FillValue:      fillRaw,
+		Codecs:         codecsRaw,
+		DimensionNames: dimNames,
+	}
+	a.format, a.keys = FormatV3, keys
+	dt, err := parseV3DataType(obj["data_type"])
+	if err != nil {
+		if !errors.Is(err, ErrUnsupported) {
+			return nil, err
+		}
+		a.DataType = DataType{Name: compact(obj["data_type"])}
+		a.Err = err
+		return a, nil
+	}
+	layout, err := newChunkLayout(shape, chunks, dt.Size)
+	if err != nil {
+		return nil, err
+	}
+	fill, err := parseFillValue(dt, fillRaw, FormatV3)
+	if err != nil {
+		return nil, err
+	}
+	a.setType(dt, fill, layout)
+	a.Err = a.buildPipeline(func() ([]codec.Codec, error) {
+		var cs []codec.Codec
+		for _, e := range exts {
+			c, err := codec.New(e.name, e.config)
+			if err != nil {
+				if errors.Is(err, ErrUnsupported) && !e.mustUnderstand {
+					continue
+				}
+				return nil, err
+			}
+			cs = append(cs, c)
+		}
+		return cs, nil
+	})
+	if errors.Is(a.Err, ErrInvalidMetadata) {
+		return nil, a.Err
+	}
+	return a, nil
+}
+
+// parseV3KeyEncoding parses chunk_key_encoding: "default" (c/1/2, or with
+// separator ".") or "v2" (1.2, or with separator "/").
+func parseV3KeyEncoding(raw json.RawMessage) (chunkKeys, error) {
+	if raw == nil {
+		return chunkKeys{}, fmt.Errorf("%w: chunk_key_encoding is missing", ErrInvalidMetadata)
+	}
+	e, err := parseExt("chunk_key_encoding", raw)
+	if err != nil {
+		return chunkKeys{}, err
+	}
+	switch e.name {
+	case "default":
+		sep, err := parseSeparator("chunk_key_encoding separator", e.config["separator"], "/")
+		return chunkKeys{prefix: "c", sep: sep}, err
+	case "v2":
+		sep, err := parseSeparator("chunk_key_encoding separator", e.config["separator"], ".")
+		return chunkKeys{sep: sep}, err
+	}
+	return chunkKeys{}, codec.Unsupportedf("chunk key encoding %q", e.name)
+}

@@ -1,0 +1,451 @@
+package zarr
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/zarrfs/zarrfs/store"
+)
+
+// writeCacheSize is the decoded-chunk cache of an array returned by CreateArray.
+const writeCacheSize = 64 << 20
+
+// marshalDoc serialises a metadata document as zarr-python does: indented,
+// without HTML escaping, ending in a newline for v3 documents as well.
+func marshalDoc(v any, indent string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// jsonValue turns float special values into their Zarr spellings.
+func jsonValue(v any) any {
+	switch f := v.(type) {
+	case float64:
+		return jsonFloat(f)
+	case float32:
+		return jsonFloat(float64(f))
+	}
+	return v
+}
+
+// CreateGroup writes the metadata of a group at path (v2: .zgroup and
+// .zattrs when there are attributes; v3: zarr.json). Format 0 means v3.
+func CreateGroup(ctx context.Context, st WritableStore, path string, g GroupMeta) error {
+	p, err := cleanPath(path)
+	if err != nil {
+		return err
+	}
+	attrs := g.Attributes
+	if attrs == nil {
+		attrs = map[string]any{}
+	}
+	docs := map[string][]byte{}
+	switch g.Format {
+	case FormatV2:
+		if docs[v2GroupDoc], err = marshalDoc(map[string]any{"zarr_format": 2}, "    "); err != nil {
+			return err
+		}
+		if len(g.Attributes) > 0 {
+			if docs[v2AttrsDoc], err = marshalDoc(attrs, "    "); err != nil {
+				return fmt.Errorf("group %q: attributes: %w", "/"+p, err)
+			}
+		}
+	case FormatV3, 0:
+		doc := struct {
+			Attributes map[string]any `json:"attributes"`
+			ZarrFormat int            `json:"zarr_format"`
+			NodeType   string         `json:"node_type"`
+		}{attrs, 3, "group"}
+		if docs[v3Doc], err = marshalDoc(doc, "  "); err != nil {
+			return fmt.Errorf("group %q: %w", "/"+p, err)
+		}
+	default:
+		return fmt.Errorf("group %q: %w: writing format %d", "/"+p, ErrUnsupported, g.Format)
+	}
+	return writeDocs(ctx, st, p, docs)
+}
+
+// writeDocs stores documents below p in a fixed order.
+func writeDocs(ctx context.Context, st WritableStore, p string, docs map[string][]byte) error {
+	names := make([]string, 0, len(docs))
+	for n := range docs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if err := st.Set(ctx, store.Join(p, n), docs[n]); err != nil {
+			return fmt.Errorf("%s: writing %s: %w", st, store.Join(p, n), err)
+		}
+	}
+	return nil
+}
+
+// v2CodecJSON returns a numcodecs codec object for spec.
+func v2CodecJSON(c CodecSpec) map[string]any {
+	m := map[string]any{"id": c.Name}
+	for k, v := range c.Configuration {
+		m[k] = v
+	}
+	return m
+}
+
+// v3CodecJSON returns a v3 codec object for spec.
+func v3CodecJSON(c CodecSpec) map[string]any {
+	m := map[string]any{"name": c.Name}
+	if c.Configuration != nil {
+		m["configuration"] = c.Configuration
+	}
+	return m
+}
+
+// CreateArray writes the metadata of an array at path, as zarr-python
+// would, and returns the array ready for writing. The metadata is checked
+// by parsing it back; an unsupported codec or data type is an error.
+func CreateArray(ctx context.Context, st WritableStore, path string, m ArrayMeta) (*Array, error) {
+	p, err := cleanPath(path)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*Array, error) {
+		return nil, fmt.Errorf("%s: array %q: %w", st, "/"+p, err)
+	}
+	docs := map[string][]byte{}
+	var a *Array
+	switch m.Format {
+	case FormatV2:
+		doc := map[string]any{
+			"zarr_format": 2, "shape": m.Shape, "chunks": m.ChunkShape, "dtype": m.DataType,
+			"fill_value": jsonValue(m.FillValue), "order": cmp(m.Order, "C"),
+			"dimension_separator": cmp(m.DimensionSeparator, "."),
+			"compressor":          nil, "filters": nil,
+		}
+		if m.Compressor != nil {
+			doc["compressor"] = v2CodecJSON(*m.Compressor)
+		}
+		if len(m.Filters) > 0 {
+			var fs []any
+			for _, f := range m.Filters {
+				fs = append(fs, v2CodecJSON(f))
+			}
+			doc["filters"] = fs
+		}
+		if docs[v2ArrayDoc], err = marshalDoc(doc, "    "); err != nil {
+			return fail(err)
+		}
+		attrs := m.Attributes
+		if len(m.DimensionNames) > 0 {
+			attrs = maps2(attrs)
+			attrs["_ARRAY_DIMENSIONS"] = m.DimensionNames
+		}
+		var attrsDoc json.RawMessage
+		if len(attrs) > 0 {
+			if docs[v2AttrsDoc], err = marshalDoc(attrs, "    "); err != nil {
+				return fail(err)
+			}
+			attrsDoc = docs[v2AttrsDoc]
+		}
+		if a, err = parseV2Array(docs[v2ArrayDoc], attrsDoc); err != nil {
+			return fail(err)
+		}
+	case FormatV3, 0:
+		codecs := []any{}
+		for _, c := range m.Codecs {
+			codecs = append(codecs, v3CodecJSON(c))
+		}
+		if len(codecs) == 0 {
+			codecs = append(codecs, v3CodecJSON(CodecSpec{Name: "bytes", Configuration: map[string]any{"endian": "little"}}))
+		}
+		enc := map[string]any{"name": "default", "configuration": map[string]any{"separator": cmp(m.Separator, "/")}}
+		if m.ChunkKeyEncoding == "v2" {
+			enc = map[string]any{"name": "v2", "configuration": map[string]any{"separator": cmp(m.Separator, ".")}}
+		}
+		attrs := m.Attributes
+		if attrs == nil {
+			attrs = map[string]any{}
+		}
+		doc := struct {
+			Shape               []int64        `json:"shape"`
+			DataType            string         `json:"data_type"`
+			ChunkGrid           any            `json:"chunk_grid"`
+			ChunkKeyEncoding    any            `json:"chunk_key_encoding"`
+			FillValue           any            `json:"fill_value"`
+			Codecs              []any          `json:"codecs"`
+			Attributes          map[string]any `json:"attributes"`
+			ZarrFormat          int            `json:"zarr_format"`
+			NodeType            string         `json:"node_type"`
+			StorageTransformers []any          `json:"storage_transformers"`
+			DimensionNames      []string       `json:"dimension_names,omitempty"`
+		}{
+			m.Shape, m.DataType,
+			map[string]any{"name": "regular", "configuration": map[string]any{"chunk_shape": m.ChunkShape}},
+			enc, jsonValue(m.FillValue), codecs, attrs, 3, "array", []any{}, m.DimensionNames,
+		}
+		if docs[v3Doc], err = marshalDoc(doc, "  "); err != nil {
+			return fail(err)
+		}
+		v, err := parseV3Node(docs[v3Doc])
+		if err != nil {
+			return fail(err)
+		}
+		if a, err = parseV3Array(v); err != nil {
+			return fail(err)
+		}
+	default:
+		return fail(fmt.Errorf("%w: writing format %d", ErrUnsupported, m.Format))
+	}
+	if a.Err != nil {
+		return fail(a.Err)
+	}
+	if err := writeDocs(ctx, st, p, docs); err != nil {
+		return nil, err
+	}
+	a.bind(st, p, newChunkCache(writeCacheSize))
+	return a, nil
+}
+
+// cmp returns s, or def when s is empty.
+func cmp(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// maps2 returns a copy of m (a new map when m is nil).
+func maps2(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// writable reports why the array cannot be written, if it cannot.
+func (a *Array) writable() (WritableStore, error) {
+	if err := a.readable(); err != nil {
+		return nil, err
+	}
+	if a.Variable() {
+		return nil, fmt.Errorf("array %q: %w: writing variable-length elements", "/"+a.path, ErrUnsupported)
+	}
+	w, ok := a.st.(WritableStore)
+	if !ok {
+		return nil, fmt.Errorf("%s: array %q: %w", a.st, "/"+a.path, store.ErrReadOnly)
+	}
+	return w, nil
+}
+
+// updateChunk replaces the chunk at key by what modify makes of it:
+// modify gets the current decoded chunk (or the fill value when fresh is
+// set or the chunk is missing) and changes it in place.
+func (a *Array) updateChunk(ctx context.Context, w WritableStore, key string, fresh bool, modify func(chunk []byte)) error {
+	item := int64(a.dt.Size)
+	chunk := make([]byte, a.layout.chunkElems*item)
+	if fresh {
+		fillElements(chunk, a.fill)
+	} else {
+		v, err := a.loadChunk(ctx, key)
+		if err != nil {
+			return err
+		}
+		if v.missing {
+			fillElements(chunk, a.fill)
+		} else {
+			copy(chunk, v.fixed)
+		}
+	}
+	modify(chunk)
+	enc, err := a.pipe.Encode(chunk)
+	if err != nil {
+		return a.chunkError(key, err)
+	}
+	err = w.Set(ctx, key, enc)
+	if a.cache != nil {
+		a.cache.remove(a.cacheKey(key))
+	}
+	if err != nil {
+		return a.chunkError(key, err)
+	}
+	return nil
+}
+
+// WriteAt writes p into the logical content at off, reading, modifying
+// and rewriting the chunks it covers partly. It writes nothing past the
+// end of the array (that is an error).
+func (a *Array) WriteAt(ctx context.Context, p []byte, off int64) (int, error) {
+	w, err := a.writable()
+	if err != nil {
+		return 0, err
+	}
+	if off < 0 || off > a.layout.size || int64(len(p)) > a.layout.size-off {
+		return 0, fmt.Errorf("array %q: write of %d bytes at %d is outside its %d bytes", "/"+a.path, len(p), off, a.layout.size)
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	a.writeMu.Lock()
+	defer a.writeMu.Unlock()
+	item := int64(a.dt.Size)
+	end := off + int64(len(p))
+	e0, e1 := off/item, (end-1)/item+1
+	buf := p
+	if off%item != 0 || end%item != 0 {
+		buf = make([]byte, (e1-e0)*item)
+		if _, err := a.ReadAt(ctx, buf[:item], e0*item); err != nil {
+			return 0, err
+		}
+		if _, err := a.ReadAt(ctx, buf[len(buf)-int(item):], (e1-1)*item); err != nil {
+			return 0, err
+		}
+		copy(buf[off-e0*item:], p)
+	}
+	var order []string
+	byChunk := map[string][]run{}
+	err = a.runs(e0, e1, func(r run) error {
+		if _, ok := byChunk[r.chunk]; !ok {
+			order = append(order, r.chunk)
+		}
+		byChunk[r.chunk] = append(byChunk[r.chunk], r)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, key := range order {
+		runs := byChunk[key]
+		covered := int64(0)
+		for _, r := range runs {
+			covered += r.n
+		}
+		g.Go(func() error {
+			return a.updateChunk(gctx, w, key, covered == runs[0].valid, func(chunk []byte) {
+				for _, r := range runs {
+					copy(chunk[r.inOff*item:(r.inOff+r.n)*item], buf[(r.outOff-e0)*item:])
+				}
+			})
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// WriteRegion writes data (C order, little-endian elements) into the box
+// of the array that starts at start and has the given shape.
+func (a *Array) WriteRegion(ctx context.Context, start, shape []int64, data []byte) error {
+	w, err := a.writable()
+	if err != nil {
+		return err
+	}
+	r := len(a.Shape)
+	if len(start) != r || len(shape) != r {
+		return fmt.Errorf("array %q: region start %v and shape %v must have rank %d", "/"+a.path, start, shape, r)
+	}
+	for i := range r {
+		if start[i] < 0 || shape[i] < 0 || start[i] > a.Shape[i] || shape[i] > a.Shape[i]-start[i] {
+			return fmt.Errorf("array %q: region at %v of shape %v is outside shape %v", "/"+a.path, start, shape, a.Shape)
+		}
+	}
+	item := int64(a.dt.Size)
+	n, err := product("region shape", shape, item)
+	if err != nil || n != int64(len(data)) {
+		return fmt.Errorf("array %q: region of shape %v needs %d bytes, got %d", "/"+a.path, shape, n, len(data))
+	}
+	if n == 0 && r > 0 {
+		return nil
+	}
+	a.writeMu.Lock()
+	defer a.writeMu.Unlock()
+	first, last := make([]int64, r), make([]int64, r)
+	for i := range r {
+		first[i] = start[i] / a.ChunkShape[i]
+		last[i] = (start[i] + shape[i] - 1) / a.ChunkShape[i]
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	cidx := slices.Clone(first)
+	for {
+		c := slices.Clone(cidx)
+		origin, lo, hi := make([]int64, r), make([]int64, r), make([]int64, r)
+		fresh := true
+		for i := range r {
+			origin[i] = c[i] * a.ChunkShape[i]
+			lo[i] = max(start[i], origin[i])
+			hi[i] = min(start[i]+shape[i], origin[i]+a.ChunkShape[i])
+			if lo[i] != origin[i] || hi[i] != min(origin[i]+a.ChunkShape[i], a.Shape[i]) {
+				fresh = false
+			}
+		}
+		g.Go(func() error {
+			return a.updateChunk(gctx, w, a.chunkKey(c), fresh, func(chunk []byte) {
+				copyBox(chunk, a.ChunkShape, origin, data, shape, start, lo, hi, item)
+			})
+		})
+		if !nextIndex(cidx, first, last) {
+			break
+		}
+	}
+	return g.Wait()
+}
+
+// nextIndex advances idx over the box [first, last] in C order and
+// reports whether there is a next index.
+func nextIndex(idx, first, last []int64) bool {
+	for i := len(idx) - 1; i >= 0; i-- {
+		if idx[i] < last[i] {
+			idx[i]++
+			return true
+		}
+		idx[i] = first[i]
+	}
+	return false
+}
+
+// copyBox copies the box [lo, hi) (in array coordinates) from src, a C-order
+// block of srcShape at srcOrigin, into dst, a C-order block of dstShape at
+// dstOrigin, row by row along the last dimension.
+func copyBox(dst []byte, dstShape, dstOrigin []int64, src []byte, srcShape, srcOrigin []int64, lo, hi []int64, item int64) {
+	r := len(lo)
+	if r == 0 {
+		copy(dst[:item], src[:item])
+		return
+	}
+	for i := range r {
+		if hi[i] <= lo[i] {
+			return
+		}
+	}
+	rowBytes := (hi[r-1] - lo[r-1]) * item
+	idx := slices.Clone(lo)
+	last := make([]int64, r)
+	for i := range r {
+		last[i] = hi[i] - 1
+	}
+	last[r-1] = lo[r-1] // rows: iterate all but the last dimension
+	for {
+		var so, do int64
+		for i := range r {
+			so = so*srcShape[i] + idx[i] - srcOrigin[i]
+			do = do*dstShape[i] + idx[i] - dstOrigin[i]
+		}
+		copy(dst[do*item:do*item+rowBytes], src[so*item:so*item+rowBytes])
+		if !nextIndex(idx, lo, last) {
+			return
+		}
+	}
+}
