@@ -1,0 +1,228 @@
+package blosc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/internal/peertest"
+)
+
+// peerCase is one configuration both sides encode and decode.
+type peerCase struct {
+	Name      string `json:"name"`
+	CName     string `json:"cname"`
+	CLevel    int    `json:"clevel"`
+	Shuffle   int    `json:"shuffle"` // numcodecs: -1 auto, 0, 1, 2
+	TypeSize  int    `json:"typesize"`
+	BlockSize int    `json:"blocksize"`
+	Size      int    `json:"size"`
+	In        [2]int `json:"in"` // the input's offsets in in.bin
+	Go        [2]int `json:"go"` // the Go chunk's offsets in go.bin
+	kind      int
+}
+
+// resolveShuffle is numcodecs' AUTOSHUFFLE rule.
+func resolveShuffle(sh, typeSize int) Shuffle {
+	if sh == -1 {
+		if typeSize == 1 {
+			return BitShuffle
+		}
+		return ByteShuffle
+	}
+	return Shuffle(sh)
+}
+
+// peerProgram encodes every case's input with numcodecs.Blosc (through
+// ctypes and the same libblosc when the size is not a multiple of the
+// typesize, which numcodecs cannot express), and decodes every Go-encoded
+// chunk with numcodecs, reporting whether it matches the input.
+const peerProgram = `
+import ctypes, json, os, sys
+import numpy as np
+import numcodecs
+from numcodecs import blosc
+numcodecs.blosc.use_threads = False
+lib = ctypes.CDLL("libblosc.so.1")
+lib.blosc_compress_ctx.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t,
+    ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
+d = sys.argv[1]
+cases = json.load(open(os.path.join(d, "cases.json")))
+inputs = open(os.path.join(d, "in.bin"), "rb").read()
+gochunks = open(os.path.join(d, "go.bin"), "rb").read()
+report, out = {}, open(os.path.join(d, "py.bin"), "wb")
+pos = 0
+for c in cases:
+    name, ts = c["name"], c["typesize"]
+    data = inputs[c["in"][0]:c["in"][1]]
+    if len(data) % ts == 0:
+        arr = np.frombuffer(data, dtype="u1" if ts == 1 else "V%d" % ts)
+        enc = numcodecs.Blosc(cname=c["cname"], clevel=c["clevel"], shuffle=c["shuffle"], blocksize=c["blocksize"]).encode(arr)
+    else:
+        sh = c["shuffle"]
+        if sh == -1:
+            sh = 2 if ts == 1 else 1
+        dest = ctypes.create_string_buffer(len(data) + 16)
+        n = lib.blosc_compress_ctx(c["clevel"], sh, ts, len(data), data, dest, len(data) + 16,
+                                   c["cname"].encode(), c["blocksize"], 1)
+        if n <= 0:
+            raise SystemExit("blosc_compress_ctx failed for %s: %d" % (name, n))
+        enc = dest.raw[:n]
+    enc = bytes(enc)
+    out.write(enc)
+    r = {"py": [pos, pos + len(enc)]}
+    pos += len(enc)
+    try:
+        dec = blosc.decompress(gochunks[c["go"][0]:c["go"][1]])
+        r["go"] = "ok" if bytes(dec) == data else "decoded %d bytes that differ from the input" % len(dec)
+    except Exception as e:
+        r["go"] = "error: %r" % (e,)
+    report[name] = r
+out.close()
+json.dump(report, open(os.path.join(d, "report.json"), "w"))
+`
+
+func peerCases() []peerCase {
+	var cases []peerCase
+	add := func(c peerCase) {
+		c.Name = fmt.Sprintf("%03d_%s_l%d_s%d_t%d_b%d_n%d", len(cases), c.CName, c.CLevel, c.Shuffle, c.TypeSize, c.BlockSize, c.Size)
+		c.kind = len(cases)
+		cases = append(cases, c)
+	}
+	cnames := []string{"blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"}
+	levels := []int{1, 5, 9, 3, 7}
+	sizes := []int{0, 1, 7, 100, 128, 129, 1000, 4099, 40000, 200003}
+	i := 0
+	for _, cn := range cnames {
+		for _, sh := range []int{0, 1, 2, -1} {
+			for _, ts := range []int{1, 2, 3, 4, 8, 12} {
+				for _, n := range sizes {
+					add(peerCase{CName: cn, CLevel: levels[i%len(levels)], Shuffle: sh, TypeSize: ts, Size: n})
+					i++
+				}
+			}
+			// More than 1 MiB: several blocks, decoded in parallel.
+			add(peerCase{CName: cn, CLevel: 5, Shuffle: sh, TypeSize: 4, Size: 1<<20 + 4100})
+		}
+		add(peerCase{CName: cn, CLevel: 9, Shuffle: 1, TypeSize: 8, Size: 1<<21 + 8})
+		for _, bs := range []int{1, 256, 1000, 4096, 100000} {
+			add(peerCase{CName: cn, CLevel: 5, Shuffle: 1, TypeSize: 4, BlockSize: bs, Size: 70000})
+		}
+		add(peerCase{CName: cn, CLevel: 0, Shuffle: 1, TypeSize: 4, Size: 70000})
+		add(peerCase{CName: cn, CLevel: 2, Shuffle: 2, TypeSize: 16, Size: 65536 + 16*5})
+		add(peerCase{CName: cn, CLevel: 6, Shuffle: 1, TypeSize: 17, Size: 70000})
+	}
+	return cases
+}
+
+// TestPeerNumcodecs checks both directions against python3-numcodecs
+// (libblosc 1.21): chunks numcodecs writes decode here to the same bytes,
+// chunks Compress writes decode there to the same bytes, and Compress
+// chooses the block size and split flag c-blosc chooses.
+func TestPeerNumcodecs(t *testing.T) {
+	peertest.NeedPython(t)
+	dir := t.TempDir()
+	cases := peerCases()
+	total := 0
+	for _, c := range cases {
+		total += c.Size
+	}
+	inBin, goBin := make([]byte, 0, total), make([]byte, 0, total+HeaderSize*len(cases))
+	for i := range cases {
+		c := &cases[i]
+		src := testData(c.kind, c.Size, uint64(c.TypeSize))
+		cn, err := ParseCompressor(c.CName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunk, err := Compress(src, Options{Compressor: cn, Level: c.CLevel, Shuffle: resolveShuffle(c.Shuffle, c.TypeSize), TypeSize: c.TypeSize, BlockSize: c.BlockSize})
+		if err != nil {
+			t.Fatalf("%s: Compress: %v", c.Name, err)
+		}
+		c.In = [2]int{len(inBin), len(inBin) + len(src)}
+		c.Go = [2]int{len(goBin), len(goBin) + len(chunk)}
+		inBin, goBin = append(inBin, src...), append(goBin, chunk...)
+	}
+	for name, b := range map[string][]byte{"in.bin": inBin, "go.bin": goBin} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	manifest, err := json.Marshal(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cases.json"), manifest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	peertest.RunPython(t, peerProgram, dir)
+	var report map[string]struct {
+		Py [2]int `json:"py"`
+		Go string `json:"go"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &report); err != nil {
+		t.Fatal(err)
+	}
+	pyBin, err := os.ReadFile(filepath.Join(dir, "py.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			r, ok := report[c.Name]
+			if !ok {
+				t.Fatal("numcodecs reported nothing")
+			}
+			py := pyBin[r.Py[0]:r.Py[1]]
+			goChunk := goBin[c.Go[0]:c.Go[1]]
+			input := inBin[c.In[0]:c.In[1]]
+			if c.Size == 0 {
+				// numcodecs refuses to decode empty chunks, even its own.
+				if !bytes.Equal(goChunk, py) {
+					t.Errorf("empty chunk % x, c-blosc writes % x", goChunk, py)
+				}
+			} else if r.Go != "ok" {
+				t.Errorf("numcodecs decoding the Go chunk: %s", r.Go)
+			}
+			got := make([]byte, c.Size)
+			if err := Decompress(got, py); err != nil {
+				t.Fatalf("decoding the numcodecs chunk (header % x): %v", py[:min(16, len(py))], err)
+			}
+			if !bytes.Equal(got, input) {
+				t.Fatalf("decoding the numcodecs chunk: bytes differ")
+			}
+			if c.Size >= 3 {
+				off, n := c.Size/3, c.Size/2
+				part := make([]byte, n)
+				if err := DecompressRange(part, py, off); err != nil {
+					t.Fatalf("DecompressRange(%d, %d): %v", off, n, err)
+				}
+				if !bytes.Equal(part, input[off:off+n]) {
+					t.Fatalf("DecompressRange(%d, %d): bytes differ", off, n)
+				}
+			}
+			ph, err := ParseHeader(py)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gh, err := ParseHeader(goChunk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ph.BlockSize != gh.BlockSize || ph.TypeSize != gh.TypeSize {
+				t.Errorf("block size %d typesize %d, c-blosc chose %d and %d", gh.BlockSize, gh.TypeSize, ph.BlockSize, ph.TypeSize)
+			}
+			const same = flagShuffle | flagBitShuffle | flagDontSplit | 0xe0
+			if ph.Flags&same != gh.Flags&same || (c.CLevel == 0 || c.Size < 128) && ph.Flags != gh.Flags {
+				t.Errorf("flags %#02x, c-blosc wrote %#02x", gh.Flags, ph.Flags)
+			}
+		})
+	}
+}
