@@ -1,0 +1,413 @@
+// Package zip is the zarrfs zip store: a Zarr hierarchy inside a .zip
+// archive, read through an io.ReaderAt so that the archive can be a local
+// file or, later, a remote object read with range requests.
+//
+// Keys are member names. Folder members (names ending in "/") and members
+// whose name is not a valid key (store.ValidateKey: "../../x", "/etc/passwd",
+// "a\b", …) are ignored: no key reaches them. When an archive holds the
+// same name twice, the member that comes later in the central directory
+// wins, as in Python's zipfile.
+//
+// Members may be Stored or Deflate-compressed. A range of a Stored member
+// is read without reading the rest of the member; a range of a Deflate
+// member decompresses up to its end. Whole reads are checked against the
+// member's CRC-32.
+//
+// # Root folder
+//
+// Options.Prefix opens a folder of the archive as the store: keys are the
+// member names below "Prefix/" with that part removed. With no Prefix the
+// store detects one: when the archive's root holds none of zarr.json,
+// .zgroup, .zarray and .zmetadata, but exactly one top-level folder holds
+// one of them directly, that folder is used (archives made by zipping the
+// folder data.zarr rather than its contents). Options.ExactRoot turns
+// detection off.
+package zip
+
+import (
+	archivezip "archive/zip"
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/klauspost/compress/flate"
+
+	"github.com/zarrfs/zarrfs/store"
+)
+
+// Options configures Open and OpenFile.
+type Options struct {
+	// Name names the archive in String and errors; OpenFile sets it to the
+	// file's absolute path.
+	Name string
+	// Prefix is the folder of the archive to open as the store ("data.zarr"),
+	// without a trailing slash. Empty: detect it (see the package comment).
+	Prefix string
+	// ExactRoot uses the archive's root as the store's root when Prefix is
+	// empty, with no detection.
+	ExactRoot bool
+}
+
+// rootDocuments are the names whose presence marks a folder as a Zarr node
+// for prefix detection.
+var rootDocuments = []string{"zarr.json", ".zgroup", ".zarray", ".zmetadata"}
+
+// maxDeflateRatio bounds how much larger than its compressed form a Deflate
+// stream can be (1032:1), so a member claiming more is refused before any
+// allocation.
+const maxDeflateRatio = 1032
+
+// member is one readable member of the archive.
+type member struct {
+	f *archivezip.File
+
+	once    sync.Once
+	dataOff int64 // offset of the member's data in the archive
+	offErr  error
+}
+
+// dataOffset returns the offset of the member's data, reading its local
+// header once.
+func (m *member) dataOffset() (int64, error) {
+	m.once.Do(func() { m.dataOff, m.offErr = m.f.DataOffset() })
+	return m.dataOff, m.offErr
+}
+
+// Store is a read-only zip store. It implements store.Store, store.Lister,
+// store.Stater and io.Closer, and is safe for concurrent use when its
+// io.ReaderAt is.
+type Store struct {
+	name    string
+	r       io.ReaderAt
+	size    int64
+	prefix  string
+	keys    []string // sorted
+	members map[string]*member
+	closer  io.Closer
+}
+
+var (
+	_ store.Store  = (*Store)(nil)
+	_ store.Lister = (*Store)(nil)
+	_ store.Stater = (*Store)(nil)
+	_ io.Closer    = (*Store)(nil)
+)
+
+// OpenFile opens the zip archive at path. Close closes the file.
+func OpenFile(path string, opts Options) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("zip store %s: %w", path, err)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, fmt.Errorf("zip store: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("zip store: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("zip store %s: not a regular file", abs)
+	}
+	if opts.Name == "" {
+		opts.Name = abs
+	}
+	s, err := Open(f, fi.Size(), opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.closer = f
+	return s, nil
+}
+
+// Open reads the central directory of the archive of the given size that r
+// reads. The store reads members through r as needed; r must stay usable
+// until the store is no longer used.
+func Open(r io.ReaderAt, size int64, opts Options) (*Store, error) {
+	name := opts.Name
+	if name == "" {
+		name = "(reader)"
+	}
+	zr, err := archivezip.NewReader(r, size)
+	if err != nil && !(errors.Is(err, archivezip.ErrInsecurePath) && zr != nil) {
+		// With GODEBUG=zipinsecurepath=0 the reader is still usable; such
+		// names are ignored below anyway.
+		return nil, fmt.Errorf("zip store %s: %w", name, err)
+	}
+	zr.RegisterDecompressor(archivezip.Deflate, func(r io.Reader) io.ReadCloser { return flate.NewReader(r) })
+
+	all := make(map[string]*archivezip.File, len(zr.File))
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, "/") || store.ValidateKey(f.Name) != nil {
+			continue
+		}
+		all[f.Name] = f // a later duplicate wins
+	}
+	prefix := strings.TrimSuffix(opts.Prefix, "/")
+	if prefix != "" {
+		if err := store.ValidateKey(prefix); err != nil {
+			return nil, fmt.Errorf("zip store %s: prefix: %w", name, err)
+		}
+	} else if !opts.ExactRoot {
+		prefix = detectPrefix(all)
+	}
+	s := &Store{name: name, r: r, size: size, prefix: prefix, members: make(map[string]*member, len(all))}
+	if prefix != "" {
+		s.name = fmt.Sprintf("%s (%s)", name, prefix)
+	}
+	for n, f := range all {
+		key := n
+		if prefix != "" {
+			var ok bool
+			if key, ok = strings.CutPrefix(n, prefix+"/"); !ok {
+				continue
+			}
+		}
+		s.members[key] = &member{f: f}
+		s.keys = append(s.keys, key)
+	}
+	slices.Sort(s.keys)
+	return s, nil
+}
+
+// detectPrefix returns the one top-level folder holding a Zarr document
+// when the root holds none, and "" otherwise.
+func detectPrefix(names map[string]*archivezip.File) string {
+	for _, d := range rootDocuments {
+		if names[d] != nil {
+			return ""
+		}
+	}
+	found := ""
+	for n := range names {
+		dir, doc, ok := strings.Cut(n, "/")
+		if !ok || !slices.Contains(rootDocuments, doc) || dir == found {
+			continue
+		}
+		if found != "" {
+			return "" // more than one candidate
+		}
+		found = dir
+	}
+	return found
+}
+
+// String names the store: "zip /path/x.zip", with the prefix in
+// parentheses when there is one.
+func (s *Store) String() string { return "zip " + s.name }
+
+// Prefix returns the folder of the archive the store shows ("" for the
+// archive's root).
+func (s *Store) Prefix() string { return s.prefix }
+
+// Close closes the file that OpenFile opened; for Open it does nothing.
+func (s *Store) Close() error {
+	if s.closer == nil {
+		return nil
+	}
+	return s.closer.Close()
+}
+
+func (s *Store) lookup(ctx context.Context, key string) (*member, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m := s.members[key]
+	if m == nil {
+		return nil, fmt.Errorf("%s: %q: %w", s, key, store.ErrNotExist)
+	}
+	return m, nil
+}
+
+// Stat returns the uncompressed size and modification time of member key.
+func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
+	m, err := s.lookup(ctx, key)
+	if err != nil {
+		return store.Info{}, err
+	}
+	size, err := s.memberSize(key, m)
+	if err != nil {
+		return store.Info{}, err
+	}
+	return store.Info{Size: size, ModTime: m.f.Modified}, nil
+}
+
+// memberSize returns the member's uncompressed size after checking that it
+// is plausible for its method and the archive's size, so that reads can
+// allocate it.
+func (s *Store) memberSize(key string, m *member) (int64, error) {
+	f := m.f
+	if f.UncompressedSize64 > math.MaxInt64 || f.CompressedSize64 > uint64(s.size) {
+		return 0, fmt.Errorf("%s: %q: member sizes exceed the archive: %w", s, key, archivezip.ErrFormat)
+	}
+	switch f.Method {
+	case archivezip.Store:
+		if f.UncompressedSize64 != f.CompressedSize64 {
+			return 0, fmt.Errorf("%s: %q: stored member with compressed size %d != size %d: %w",
+				s, key, f.CompressedSize64, f.UncompressedSize64, archivezip.ErrFormat)
+		}
+	case archivezip.Deflate:
+		if f.UncompressedSize64/maxDeflateRatio > f.CompressedSize64+1 {
+			return 0, fmt.Errorf("%s: %q: deflate member claims %d bytes from %d: %w",
+				s, key, f.UncompressedSize64, f.CompressedSize64, archivezip.ErrFormat)
+		}
+	default:
+		return 0, fmt.Errorf("%s: %q: compression method %d: %w", s, key, f.Method, archivezip.ErrAlgorithm)
+	}
+	return int64(f.UncompressedSize64), nil
+}
+
+// Get returns the uncompressed contents of member key, checked against its
+// CRC-32.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	return s.GetRange(ctx, key, store.All)
+}
+
+// GetRange returns the part of member key that r selects. For a Stored
+// member only that part is read.
+func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	m, err := s.lookup(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	size, err := s.memberSize(key, m)
+	if err != nil {
+		return nil, err
+	}
+	start, end, err := r.Resolve(size)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %q: %w", s, key, err)
+	}
+	whole := start == 0 && end == size
+	if m.f.Method == archivezip.Store {
+		return s.readStored(key, m, start, end, whole)
+	}
+	return s.readDeflate(ctx, key, m, start, end, whole)
+}
+
+func (s *Store) readStored(key string, m *member, start, end int64, whole bool) ([]byte, error) {
+	off, err := m.dataOffset()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %q: %w", s, key, err)
+	}
+	size := int64(m.f.UncompressedSize64)
+	if off < 0 || off > s.size || size > s.size-off {
+		return nil, fmt.Errorf("%s: %q: member data beyond the archive's end: %w", s, key, archivezip.ErrFormat)
+	}
+	buf := make([]byte, end-start)
+	n, err := s.r.ReadAt(buf, off+start)
+	if n < len(buf) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("%s: %q: %w", s, key, err)
+	}
+	if whole && crc32.ChecksumIEEE(buf) != m.f.CRC32 {
+		return nil, fmt.Errorf("%s: %q: %w", s, key, archivezip.ErrChecksum)
+	}
+	return buf, nil
+}
+
+func (s *Store) readDeflate(ctx context.Context, key string, m *member, start, end int64, whole bool) ([]byte, error) {
+	rc, err := m.f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %q: %w", s, key, err)
+	}
+	defer rc.Close()
+	if start > 0 {
+		if _, err := io.CopyN(io.Discard, rc, start); err != nil {
+			return nil, fmt.Errorf("%s: %q: skipping to %d: %w", s, key, start, unexpectedEOF(err))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, end-start)
+	if _, err := io.ReadFull(rc, buf); err != nil {
+		return nil, fmt.Errorf("%s: %q: %w", s, key, unexpectedEOF(err))
+	}
+	if whole {
+		// Reading past the end makes archive/zip check the size and CRC-32.
+		var one [1]byte
+		if n, err := rc.Read(one[:]); n != 0 || !errors.Is(err, io.EOF) {
+			if err == nil || errors.Is(err, io.EOF) {
+				err = archivezip.ErrFormat
+			}
+			return nil, fmt.Errorf("%s: %q: %w", s, key, err)
+		}
+	}
+	return buf, nil
+}
+
+func unexpectedEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// span returns the sorted keys that start with p.
+func (s *Store) span(p string) []string {
+	i := sort.SearchStrings(s.keys, p)
+	j := i
+	for j < len(s.keys) && strings.HasPrefix(s.keys[j], p) {
+		j++
+	}
+	return s.keys[i:j]
+}
+
+// ListDir returns the members directly in the folder dir and the folders
+// below it, from the member names.
+func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error) {
+	if err := store.ValidateDir(dir); err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	p := ""
+	if dir != "" {
+		p = dir + "/"
+	}
+	keys, prefixes = []string{}, []string{}
+	for _, k := range s.span(p) {
+		name, _, isDir := strings.Cut(k[len(p):], "/")
+		if !isDir {
+			keys = append(keys, name)
+		} else if len(prefixes) == 0 || prefixes[len(prefixes)-1] != name {
+			prefixes = append(prefixes, name)
+		}
+	}
+	// Keys below one folder are adjacent, so prefixes holds no duplicate,
+	// but the folder names sort differently from the keys: "a.b/x" < "a/x"
+	// while "a" < "a.b".
+	slices.Sort(prefixes)
+	return keys, prefixes, nil
+}
+
+// ListPrefix returns every key that starts with prefix, sorted.
+func (s *Store) ListPrefix(ctx context.Context, prefix string) ([]string, error) {
+	if err := store.ValidatePrefix(prefix); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return append([]string{}, s.span(prefix)...), nil
+}
