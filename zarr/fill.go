@@ -185,7 +185,19 @@ func putFloat(out []byte, raw json.RawMessage) error {
 	if json.Unmarshal(raw, &s) == nil {
 		switch {
 		case s == "NaN":
-			f = math.NaN()
+			// The canonical quiet NaN, as NumPy's np.nan (Go's math.NaN
+			// has a different payload).
+			switch len(out) {
+			case 2:
+				binary.LittleEndian.PutUint16(out, 0x7e00)
+			case 4:
+				binary.LittleEndian.PutUint32(out, 0x7fc00000)
+			case 8:
+				binary.LittleEndian.PutUint64(out, 0x7ff8000000000000)
+			default:
+				return fmt.Errorf("no %d-byte floats", len(out))
+			}
+			return nil
 		case s == "Infinity":
 			f = math.Inf(1)
 		case s == "-Infinity":
