@@ -1,0 +1,914 @@
+package codec
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+func init() {
+	Register(newSharding, "sharding_indexed")
+}
+
+// shardingName is the v3 name of the sharding codec, used in messages.
+const shardingName = "sharding_indexed"
+
+// shardMissing marks an absent inner chunk in a shard index: offset and
+// nbytes are both 2^64−1.
+const shardMissing = math.MaxUint64
+
+// shardCoalesceGap is the largest run of unneeded bytes between two inner
+// chunks that DecodeRegion reads rather than issuing a second range
+// request: a few KiB more of one transfer costs less than a round trip.
+const shardCoalesceGap = 4 << 10
+
+// IndexLocation says where a shard's index is stored.
+type IndexLocation int
+
+const (
+	// IndexAtEnd places the index after the inner chunks (the default).
+	IndexAtEnd IndexLocation = iota
+	// IndexAtStart places the index before the inner chunks.
+	IndexAtStart
+)
+
+// String returns the configuration value of l ("start" or "end").
+func (l IndexLocation) String() string {
+	if l == IndexAtStart {
+		return "start"
+	}
+	return "end"
+}
+
+// RangeReader reads byte ranges of one stored chunk (a shard). A missing
+// chunk is an error matching fs.ErrNotExist (store.ErrNotExist is
+// fs.ErrNotExist). A range reaching past the end of the value is truncated
+// to it, as store.Store.GetRange does; readers of this package check the
+// length of what they get.
+type RangeReader interface {
+	// ReadRange returns n bytes from offset off.
+	ReadRange(ctx context.Context, off, n int64) ([]byte, error)
+	// ReadSuffix returns the last n bytes.
+	ReadSuffix(ctx context.Context, n int64) ([]byte, error)
+}
+
+// PartialDecoder is implemented by array→bytes codecs that can decode a
+// region of a chunk from ranged reads of it.
+type PartialDecoder interface {
+	// DecodeRegion returns the elements of the box of the given shape at
+	// start (both in elements, relative to the chunk described by decoded)
+	// in C order, little-endian, as Decode would return them for that box.
+	DecodeRegion(ctx context.Context, r RangeReader, decoded ArraySpec, start, shape []int) ([]byte, error)
+}
+
+// Sharding is the array→bytes codec "sharding_indexed" (Zarr v3 sharding
+// codec, ZEP 2): a chunk of the array (a shard) is split into inner chunks
+// of ChunkShape, each encoded with the inner codecs, stored one after
+// another, and located by an index of (offset, nbytes) pairs, uint64 each,
+// one pair per inner chunk in C order, encoded with the index codecs and
+// placed at the start or at the end of the shard. Inner chunks whose pair
+// is (2^64−1, 2^64−1) are absent and read as the fill value.
+//
+// The decoded form of a shard is always the whole shard shape, also for
+// shards that overhang the edge of the array: the caller crops.
+//
+// How the engine reads a sharded array (one whose codec pipeline is this
+// codec alone, Pipeline.Codecs() has length 1):
+//
+//   - Whole shards (a read that covers a shard, or read-ahead) can simply
+//     use Pipeline.Decode on the whole stored value.
+//   - For a small read, call ReadIndex once per shard key, keep the
+//     *ShardIndex in a cache keyed by the shard's store key (ShardIndex.Size
+//     gives its memory footprint; it is immutable and safe to share), and
+//     call DecodeRegionWithIndex for each region: it reads only the inner
+//     chunks the region needs, adjacent ones coalesced into one range read.
+//     DecodeRegion does both steps without a cache.
+//   - A shard that does not exist makes ReadIndex fail with an error
+//     matching fs.ErrNotExist (whatever the RangeReader returned, wrapped):
+//     the engine reads such a shard as the fill value, as for any missing
+//     chunk. ShardIndex.AllMissing reports a shard that exists but holds no
+//     inner chunk: it is all fill value too and needs no further read.
+//
+// The sharding storage transformer of the 2022 v3 draft stores shards in
+// the same binary format with the index at the end, uint64 little-endian
+// without checksum: NewSharding(chunkShape, arrayCodecs, indexCodecs,
+// IndexAtEnd), indexCodecs being the "bytes" codec alone, decodes them,
+// the shard shape being the chunk shape times chunks_per_shard.
+type Sharding struct {
+	chunkShape []int
+	inner      []Codec
+	index      []Codec
+	location   IndexLocation
+
+	mu      sync.Mutex
+	layouts map[string]*shardLayout // by decoded spec; at most maxShardLayouts
+}
+
+// maxShardLayouts bounds the layouts a Sharding codec remembers. An array
+// has one shard shape, so one entry is the common case.
+const maxShardLayouts = 8
+
+// NewSharding returns the sharding codec for inner chunks of chunkShape
+// encoded with inner, an index encoded with index (whose encoded size must
+// not depend on the data) and placed at location. The codec lists are
+// checked against a shard's spec when the first shard is decoded.
+func NewSharding(chunkShape []int, inner, index []Codec, location IndexLocation) (*Sharding, error) {
+	for i, n := range chunkShape {
+		if n <= 0 {
+			return nil, fmt.Errorf("%s: chunk_shape[%d] = %d is not positive", shardingName, i, n)
+		}
+	}
+	if len(inner) == 0 {
+		return nil, fmt.Errorf("%s: codecs is empty", shardingName)
+	}
+	if len(index) == 0 {
+		return nil, fmt.Errorf("%s: index_codecs is empty", shardingName)
+	}
+	if location != IndexAtStart && location != IndexAtEnd {
+		return nil, fmt.Errorf("%s: invalid index location %d", shardingName, location)
+	}
+	return &Sharding{
+		chunkShape: slices.Clone(chunkShape),
+		inner:      slices.Clone(inner),
+		index:      slices.Clone(index),
+		location:   location,
+		layouts:    map[string]*shardLayout{},
+	}, nil
+}
+
+// newSharding builds the codec from its v3 configuration. As in
+// zarr-python, codecs defaults to [bytes] and index_codecs to
+// [bytes, crc32c] when absent; index_location defaults to "end".
+func newSharding(cfg Config) (Codec, error) {
+	for k := range cfg {
+		switch k {
+		case "chunk_shape", "codecs", "index_codecs", "index_location":
+		default:
+			return nil, Unsupportedf("%s configuration member %q", shardingName, k)
+		}
+	}
+	var chunkShape []int
+	if ok, err := cfg.Decode(shardingName, "chunk_shape", &chunkShape); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("%s: configuration has no chunk_shape", shardingName)
+	}
+	inner, err := shardCodecs(cfg, "codecs", `["bytes"]`)
+	if err != nil {
+		return nil, err
+	}
+	index, err := shardCodecs(cfg, "index_codecs", `["bytes", "crc32c"]`)
+	if err != nil {
+		return nil, err
+	}
+	location := IndexAtEnd
+	var loc string
+	if _, err := cfg.Decode(shardingName, "index_location", &loc); err != nil {
+		return nil, err
+	}
+	switch loc {
+	case "", "end":
+	case "start":
+		location = IndexAtStart
+	default:
+		return nil, fmt.Errorf("%s: index_location %q is neither \"start\" nor \"end\"", shardingName, loc)
+	}
+	return NewSharding(chunkShape, inner, index, location)
+}
+
+// shardCodecs builds the codec list of member key of cfg, or def (a JSON
+// codec list) when it is absent.
+func shardCodecs(cfg Config, key, def string) ([]Codec, error) {
+	raw, ok := cfg[key]
+	if !ok || string(raw) == "null" {
+		raw = json.RawMessage(def)
+	}
+	cs, err := ParseCodecList(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", shardingName, key, err)
+	}
+	return cs, nil
+}
+
+// ParseCodecList builds the codecs of a v3 "codecs" list: each element is
+// a codec name or an object {"name", "configuration", "must_understand"}.
+// An unregistered codec marked "must_understand": false is left out, as
+// the v3 core specification allows; any other unregistered codec is an
+// *UnsupportedError.
+func ParseCodecList(raw json.RawMessage) ([]Codec, error) {
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("not a list of codecs: %w", err)
+	}
+	var out []Codec
+	for i, item := range list {
+		var name string
+		if json.Unmarshal(item, &name) == nil {
+			c, err := New(name, Config{})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+			continue
+		}
+		var obj struct {
+			Name           string `json:"name"`
+			Configuration  Config `json:"configuration"`
+			MustUnderstand *bool  `json:"must_understand"`
+		}
+		if err := json.Unmarshal(item, &obj); err != nil || obj.Name == "" {
+			return nil, fmt.Errorf("codec %d is neither a name nor an object with a name", i)
+		}
+		if obj.MustUnderstand != nil && !*obj.MustUnderstand && !Registered(obj.Name) {
+			continue
+		}
+		if obj.Configuration == nil {
+			obj.Configuration = Config{}
+		}
+		c, err := New(obj.Name, obj.Configuration)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no codecs")
+	}
+	return out, nil
+}
+
+// Name implements Codec.
+func (*Sharding) Name() string { return shardingName }
+
+// ChunkShape returns the shape of the inner chunks.
+func (s *Sharding) ChunkShape() []int { return slices.Clone(s.chunkShape) }
+
+// Location returns where the index is stored.
+func (s *Sharding) Location() IndexLocation { return s.location }
+
+// EncodedSize implements ArrayToBytes: the size of a shard depends on its
+// data (inner chunks of fill value are left out).
+func (*Sharding) EncodedSize(ArraySpec) int { return -1 }
+
+// shardLayout is what the codec derives from a shard's spec.
+type shardLayout struct {
+	spec           ArraySpec
+	chunksPerShard []int
+	numChunks      int
+	indexSize      int // encoded size of the index in bytes
+	inner          *Pipeline
+	index          *Pipeline
+}
+
+// layout returns the layout for shards described by decoded, from the
+// cache when it is there.
+func (s *Sharding) layout(decoded ArraySpec) (*shardLayout, error) {
+	key := shardSpecKey(decoded)
+	s.mu.Lock()
+	l := s.layouts[key]
+	s.mu.Unlock()
+	if l != nil {
+		return l, nil
+	}
+	l, err := s.newLayout(decoded)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(s.layouts) < maxShardLayouts {
+		s.layouts[key] = l
+	}
+	s.mu.Unlock()
+	return l, nil
+}
+
+// shardSpecKey identifies a spec for the layout cache.
+func shardSpecKey(spec ArraySpec) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v|%s|%d|%x", spec.Shape, spec.DataType.Name, spec.DataType.Size, spec.FillValue)
+	return b.String()
+}
+
+// newLayout checks the codec against decoded and builds its pipelines.
+func (s *Sharding) newLayout(decoded ArraySpec) (*shardLayout, error) {
+	if decoded.DataType.Variable() {
+		return nil, Unsupportedf("%s with variable-length data type %s", shardingName, decoded.DataType.Name)
+	}
+	if len(decoded.FillValue) != decoded.DataType.Size {
+		return nil, fmt.Errorf("%s: fill value of %d bytes for %s elements of %d bytes",
+			shardingName, len(decoded.FillValue), decoded.DataType.Name, decoded.DataType.Size)
+	}
+	if len(decoded.Shape) != len(s.chunkShape) {
+		return nil, fmt.Errorf("%s: chunk_shape %v has %d dimensions, the shard %v has %d",
+			shardingName, s.chunkShape, len(s.chunkShape), decoded.Shape, len(decoded.Shape))
+	}
+	l := &shardLayout{spec: decoded, chunksPerShard: make([]int, len(s.chunkShape)), numChunks: 1}
+	for i, n := range decoded.Shape {
+		if n <= 0 || n%s.chunkShape[i] != 0 {
+			return nil, fmt.Errorf("%s: chunk_shape %v does not divide the shard shape %v", shardingName, s.chunkShape, decoded.Shape)
+		}
+		l.chunksPerShard[i] = n / s.chunkShape[i]
+		var ok bool
+		if l.numChunks, ok = shardMul(l.numChunks, l.chunksPerShard[i]); !ok {
+			return nil, Unsupportedf("%s with more than %d inner chunks per shard", shardingName, math.MaxInt)
+		}
+	}
+	if rawIndex, ok := shardMul(l.numChunks, 16); !ok || rawIndex > MaxUnknownSize {
+		return nil, Unsupportedf("%s index of %d inner chunks (more than %d bytes)", shardingName, l.numChunks, MaxUnknownSize)
+	}
+	var err error
+	innerSpec := ArraySpec{Shape: slices.Clone(s.chunkShape), DataType: decoded.DataType, FillValue: decoded.FillValue}
+	if l.inner, err = NewPipeline(s.inner, innerSpec); err != nil {
+		return nil, fmt.Errorf("%s: codecs: %w", shardingName, err)
+	}
+	indexSpec := ArraySpec{
+		Shape:     append(slices.Clone(l.chunksPerShard), 2),
+		DataType:  DataType{Name: "uint64", Size: 8},
+		FillValue: bytes.Repeat([]byte{0xff}, 8),
+	}
+	if l.index, err = NewPipeline(s.index, indexSpec); err != nil {
+		return nil, fmt.Errorf("%s: index_codecs: %w", shardingName, err)
+	}
+	if l.indexSize = pipelineEncodedSize(l.index); l.indexSize < 0 {
+		return nil, fmt.Errorf("%s: index_codecs must have a fixed encoded size", shardingName)
+	}
+	return l, nil
+}
+
+// pipelineEncodedSize returns the size p encodes a chunk to, or -1 when it
+// depends on the data.
+func pipelineEncodedSize(p *Pipeline) int { return p.sizes[len(p.sizes)-1] }
+
+// ShardIndex is the parsed, validated index of one shard: where each inner
+// chunk is stored. It is immutable and safe for concurrent use, so the
+// engine can cache it by shard key.
+type ShardIndex struct {
+	numChunks int
+	// entries holds an offset and an nbytes for each inner chunk, in C
+	// order; both are shardMissing for an absent one. Every present entry
+	// has been checked to lie inside the shard and outside its index.
+	entries []uint64
+}
+
+// NumChunks returns the number of inner chunks the index describes.
+func (x *ShardIndex) NumChunks() int { return x.numChunks }
+
+// Chunk returns where inner chunk i (its C-order position in the shard's
+// grid of inner chunks) is stored; ok is false when it is absent.
+func (x *ShardIndex) Chunk(i int) (offset, nbytes int64, ok bool) {
+	off, n := x.entries[2*i], x.entries[2*i+1]
+	if off == shardMissing {
+		return 0, 0, false
+	}
+	return int64(off), int64(n), true
+}
+
+// AllMissing reports whether the shard holds no inner chunk at all, so
+// that it reads as the fill value everywhere.
+func (x *ShardIndex) AllMissing() bool {
+	for _, v := range x.entries {
+		if v != shardMissing {
+			return false
+		}
+	}
+	return true
+}
+
+// Size returns the memory the index holds, in bytes, for cache accounting.
+func (x *ShardIndex) Size() int { return 8*len(x.entries) + 64 }
+
+// parseIndex decodes an encoded index and checks every entry: a present
+// chunk must lie inside [lo, hi) of the shard, a pair must be missing in
+// both members or in neither.
+func (l *shardLayout) parseIndex(enc []byte, lo, hi uint64) (*ShardIndex, error) {
+	if len(enc) != l.indexSize {
+		return nil, Corruptf(shardingName, "index of %d bytes, want %d", len(enc), l.indexSize)
+	}
+	raw, err := l.index.Decode(enc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: index: %w", shardingName, err)
+	}
+	if len(raw) != 16*l.numChunks {
+		return nil, Corruptf(shardingName, "index decodes to %d bytes, want %d", len(raw), 16*l.numChunks)
+	}
+	x := &ShardIndex{numChunks: l.numChunks, entries: make([]uint64, 2*l.numChunks)}
+	for i := range x.entries {
+		x.entries[i] = binary.LittleEndian.Uint64(raw[8*i:])
+	}
+	for i := 0; i < l.numChunks; i++ {
+		off, n := x.entries[2*i], x.entries[2*i+1]
+		switch {
+		case off == shardMissing && n == shardMissing:
+			continue
+		case off == shardMissing || n == shardMissing:
+			return nil, Corruptf(shardingName, "inner chunk %d: offset %d, nbytes %d: only one of them marks it missing", i, int64(off), int64(n))
+		case off < lo:
+			return nil, Corruptf(shardingName, "inner chunk %d at offset %d overlaps the index (%d bytes at the start)", i, off, lo)
+		case off > hi || n > hi-off:
+			return nil, Corruptf(shardingName, "inner chunk %d: %d bytes at offset %d reach past byte %d of the shard", i, n, off, hi)
+		}
+	}
+	return x, nil
+}
+
+// Decode implements ArrayToBytes: it decodes a whole shard.
+func (s *Sharding) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
+	l, err := s.layout(decoded)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) < l.indexSize {
+		return nil, Corruptf(shardingName, "shard of %d bytes is shorter than its index (%d bytes)", len(data), l.indexSize)
+	}
+	var enc []byte
+	lo, hi := uint64(0), uint64(len(data))
+	if s.location == IndexAtStart {
+		enc, lo = data[:l.indexSize], uint64(l.indexSize)
+	} else {
+		enc, hi = data[len(data)-l.indexSize:], uint64(len(data)-l.indexSize)
+	}
+	idx, err := l.parseIndex(enc, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	cut := func(pieces []shardPiece) ([][]byte, error) {
+		stored := make([][]byte, len(pieces))
+		for k, p := range pieces {
+			stored[k] = data[p.offset : p.offset+p.nbytes : p.offset+p.nbytes]
+		}
+		return stored, nil
+	}
+	return s.decodeRegion(l, idx, make([]int, len(decoded.Shape)), decoded.Shape, cut)
+}
+
+// shardPiece is one inner chunk a region needs.
+type shardPiece struct {
+	chunk  int   // C-order position in the grid of inner chunks
+	coord  []int // position in the grid of inner chunks
+	offset int64 // where it is stored; -1 when it is missing
+	nbytes int64
+}
+
+// decodeRegion decodes the box (start, shape) of a shard from the inner
+// chunks that idx locates; fetch returns the stored bytes of the present
+// ones it is given, in order.
+func (s *Sharding) decodeRegion(l *shardLayout, idx *ShardIndex, start, shape []int,
+	fetch func([]shardPiece) ([][]byte, error)) ([]byte, error) {
+	rank := len(shape)
+	itemSize := l.spec.DataType.Size
+	n := itemSize
+	for _, d := range shape {
+		n *= d // shape lies inside the shard, whose size the engine checked
+	}
+	out := make([]byte, n)
+	if n == 0 {
+		return out, nil
+	}
+	// The grid range of inner chunks the region touches.
+	lo, hi := make([]int, rank), make([]int, rank)
+	for d := range rank {
+		lo[d] = start[d] / s.chunkShape[d]
+		hi[d] = (start[d] + shape[d] - 1) / s.chunkShape[d]
+	}
+	var present, missing []shardPiece
+	coord := slices.Clone(lo)
+	for {
+		i := 0
+		for d := range rank {
+			i = i*l.chunksPerShard[d] + coord[d]
+		}
+		p := shardPiece{chunk: i, coord: slices.Clone(coord), offset: -1}
+		if off, nb, ok := idx.Chunk(i); ok {
+			p.offset, p.nbytes = off, nb
+			present = append(present, p)
+		} else {
+			missing = append(missing, p)
+		}
+		if !shardNext(coord, lo, hi) {
+			break
+		}
+	}
+	for _, p := range missing {
+		_, dstStart, size := s.intersect(p.coord, start, shape)
+		shardFill(out, shape, dstStart, size, l.spec.FillValue)
+	}
+	if len(present) == 0 {
+		return out, nil
+	}
+	stored, err := fetch(present)
+	if err != nil {
+		return nil, err
+	}
+	err = shardParallel(len(present), func(k int) error {
+		p := present[k]
+		chunk, err := l.inner.Decode(stored[k])
+		if err != nil {
+			return fmt.Errorf("%s: inner chunk %v: %w", shardingName, p.coord, err)
+		}
+		srcStart, dstStart, size := s.intersect(p.coord, start, shape)
+		shardCopy(out, shape, dstStart, chunk, s.chunkShape, srcStart, size, itemSize)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// intersect returns the part of inner chunk coord that lies in the region
+// (start, shape): where it starts in the chunk, where in the region, and
+// its size.
+func (s *Sharding) intersect(coord, start, shape []int) (srcStart, dstStart, size []int) {
+	rank := len(coord)
+	srcStart, dstStart, size = make([]int, rank), make([]int, rank), make([]int, rank)
+	for d := range rank {
+		origin := coord[d] * s.chunkShape[d]
+		b := max(start[d], origin)
+		e := min(start[d]+shape[d], origin+s.chunkShape[d])
+		srcStart[d], dstStart[d], size[d] = b-origin, b-start[d], e-b
+	}
+	return srcStart, dstStart, size
+}
+
+// Encode implements ArrayToBytes: it encodes a whole shard. Inner chunks
+// holding nothing but the fill value are left out, as zarr-python does; a
+// shard of fill value only is an index marking every chunk missing (the
+// caller may prefer to store nothing).
+func (s *Sharding) Encode(chunk []byte, decoded ArraySpec) ([]byte, error) {
+	l, err := s.layout(decoded)
+	if err != nil {
+		return nil, err
+	}
+	if len(chunk) != decoded.ByteSize() {
+		return nil, fmt.Errorf("%s: encode %d bytes, want %d", shardingName, len(chunk), decoded.ByteSize())
+	}
+	rank := len(decoded.Shape)
+	itemSize := decoded.DataType.Size
+	innerSize := l.inner.Spec().ByteSize()
+	fillChunk := bytes.Repeat(decoded.FillValue, innerSize/max(itemSize, 1))
+	encoded := make([][]byte, l.numChunks)
+	err = shardParallel(l.numChunks, func(i int) error {
+		coord := make([]int, rank)
+		for d, rest := rank-1, i; d >= 0; d-- {
+			coord[d] = rest % l.chunksPerShard[d]
+			rest /= l.chunksPerShard[d]
+		}
+		srcStart := make([]int, rank)
+		for d := range rank {
+			srcStart[d] = coord[d] * s.chunkShape[d]
+		}
+		inner := make([]byte, innerSize)
+		shardCopy(inner, s.chunkShape, make([]int, rank), chunk, decoded.Shape, srcStart, s.chunkShape, itemSize)
+		if bytes.Equal(inner, fillChunk) {
+			return nil
+		}
+		enc, err := l.inner.Encode(inner)
+		if err != nil {
+			return fmt.Errorf("%s: inner chunk %v: %w", shardingName, coord, err)
+		}
+		encoded[i] = enc
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	total := l.indexSize
+	for _, e := range encoded {
+		total += len(e)
+	}
+	raw := make([]byte, 16*l.numChunks)
+	body := make([]byte, 0, total)
+	if s.location == IndexAtStart {
+		body = body[:l.indexSize]
+	}
+	for i, e := range encoded {
+		off, n := uint64(shardMissing), uint64(shardMissing)
+		if e != nil {
+			off, n = uint64(len(body)), uint64(len(e))
+			body = append(body, e...)
+		}
+		binary.LittleEndian.PutUint64(raw[16*i:], off)
+		binary.LittleEndian.PutUint64(raw[16*i+8:], n)
+	}
+	enc, err := l.index.Encode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: index: %w", shardingName, err)
+	}
+	if len(enc) != l.indexSize {
+		return nil, fmt.Errorf("%s: index encoded to %d bytes, want %d", shardingName, len(enc), l.indexSize)
+	}
+	if s.location == IndexAtStart {
+		copy(body, enc)
+		return body, nil
+	}
+	return append(body, enc...), nil
+}
+
+// IndexSize returns the size in bytes of the encoded index of a shard
+// described by decoded.
+func (s *Sharding) IndexSize(decoded ArraySpec) (int, error) {
+	l, err := s.layout(decoded)
+	if err != nil {
+		return 0, err
+	}
+	return l.indexSize, nil
+}
+
+// ReadIndex reads and validates the index of the shard r reads, described
+// by decoded, with one range read (a suffix read when the index is at the
+// end). A missing shard is the reader's error, wrapped: it matches
+// fs.ErrNotExist. Without the size of the shard, the end of an inner chunk
+// can only be checked when it is read (DecodeRegionWithIndex does).
+func (s *Sharding) ReadIndex(ctx context.Context, r RangeReader, decoded ArraySpec) (*ShardIndex, error) {
+	l, err := s.layout(decoded)
+	if err != nil {
+		return nil, err
+	}
+	var enc []byte
+	lo := uint64(0)
+	if s.location == IndexAtStart {
+		enc, err = r.ReadRange(ctx, 0, int64(l.indexSize))
+		lo = uint64(l.indexSize)
+	} else {
+		enc, err = r.ReadSuffix(ctx, int64(l.indexSize))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the shard index: %w", shardingName, err)
+	}
+	if len(enc) != l.indexSize {
+		return nil, Corruptf(shardingName, "shard of %d bytes is shorter than its index (%d bytes)", len(enc), l.indexSize)
+	}
+	return l.parseIndex(enc, lo, math.MaxInt64)
+}
+
+// DecodeRegion implements PartialDecoder: it reads the index (one range
+// read), then the inner chunks the region needs (adjacent ones coalesced
+// into one range read) and returns the region's elements in C order.
+func (s *Sharding) DecodeRegion(ctx context.Context, r RangeReader, decoded ArraySpec, start, shape []int) ([]byte, error) {
+	if err := checkShardRegion(decoded, start, shape); err != nil {
+		return nil, err
+	}
+	idx, err := s.ReadIndex(ctx, r, decoded)
+	if err != nil {
+		return nil, err
+	}
+	return s.DecodeRegionWithIndex(ctx, r, idx, decoded, start, shape)
+}
+
+// DecodeRegionWithIndex is DecodeRegion with an index the caller read
+// before with ReadIndex (and cached): it reads only the inner chunks the
+// region needs.
+func (s *Sharding) DecodeRegionWithIndex(ctx context.Context, r RangeReader, idx *ShardIndex, decoded ArraySpec, start, shape []int) ([]byte, error) {
+	if err := checkShardRegion(decoded, start, shape); err != nil {
+		return nil, err
+	}
+	l, err := s.layout(decoded)
+	if err != nil {
+		return nil, err
+	}
+	if idx.NumChunks() != l.numChunks {
+		return nil, fmt.Errorf("%s: index of %d inner chunks for a shard of %d", shardingName, idx.NumChunks(), l.numChunks)
+	}
+	fetch := func(pieces []shardPiece) ([][]byte, error) { return shardFetch(ctx, r, pieces) }
+	return s.decodeRegion(l, idx, start, shape, fetch)
+}
+
+// checkShardRegion checks that the box (start, shape) lies in the shard.
+func checkShardRegion(decoded ArraySpec, start, shape []int) error {
+	if len(start) != len(decoded.Shape) || len(shape) != len(decoded.Shape) {
+		return fmt.Errorf("%s: region of rank %d/%d in a shard of rank %d", shardingName, len(start), len(shape), len(decoded.Shape))
+	}
+	for d, n := range decoded.Shape {
+		if start[d] < 0 || shape[d] < 0 || start[d] > n || shape[d] > n-start[d] {
+			return fmt.Errorf("%s: region at %v of shape %v is outside the shard %v", shardingName, start, shape, decoded.Shape)
+		}
+	}
+	return nil
+}
+
+// shardFetch reads the stored bytes of pieces (present inner chunks) with
+// as few range reads as it can: pieces stored next to each other, or with
+// at most shardCoalesceGap bytes between them, come in one read.
+func shardFetch(ctx context.Context, r RangeReader, pieces []shardPiece) ([][]byte, error) {
+	order := make([]int, len(pieces))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := pieces[a].offset - pieces[b].offset; c != 0 {
+			if c < 0 {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	out := make([][]byte, len(pieces))
+	for k := 0; k < len(order); {
+		first := pieces[order[k]]
+		begin, end := first.offset, first.offset+first.nbytes
+		m := k + 1
+		for ; m < len(order); m++ {
+			p := pieces[order[m]]
+			if p.offset-end > shardCoalesceGap {
+				break
+			}
+			end = max(end, p.offset+p.nbytes)
+		}
+		buf, err := r.ReadRange(ctx, begin, end-begin)
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading inner chunks at bytes %d-%d: %w", shardingName, begin, end-1, err)
+		}
+		if int64(len(buf)) != end-begin {
+			return nil, Corruptf(shardingName, "shard ends at byte %d, inner chunks end at byte %d", begin+int64(len(buf)), end)
+		}
+		for ; k < m; k++ {
+			p := pieces[order[k]]
+			out[order[k]] = buf[p.offset-begin : p.offset-begin+p.nbytes : p.offset-begin+p.nbytes]
+		}
+	}
+	return out, nil
+}
+
+// shardParallel calls f(0) … f(n-1) on up to GOMAXPROCS goroutines and
+// returns the first error.
+func shardParallel(n int, f func(i int) error) error {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			if err := f(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var (
+		mu    sync.Mutex
+		next  int
+		first error
+		wg    sync.WaitGroup
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := first != nil
+				mu.Unlock()
+				if stop || i >= n {
+					return
+				}
+				if err := f(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// shardNext advances coord through the box [lo, hi] (inclusive) in C order
+// and reports whether there was a next position.
+func shardNext(coord, lo, hi []int) bool {
+	for d := len(coord) - 1; d >= 0; d-- {
+		if coord[d] < hi[d] {
+			coord[d]++
+			return true
+		}
+		coord[d] = lo[d]
+	}
+	return false
+}
+
+// shardMul returns a*b for non-negative a and b and whether it did not
+// overflow.
+func shardMul(a, b int) (int, bool) {
+	if a != 0 && b > math.MaxInt/a {
+		return 0, false
+	}
+	return a * b, true
+}
+
+// shardRuns describes the contiguous runs of a box of size inside two
+// C-order arrays: the number of leading dimensions to iterate (outer) and
+// the length in elements of one run. Trailing dimensions that the box
+// covers entirely in both arrays merge into the run.
+func shardRuns(dstShape, srcShape, size []int) (outer, run int) {
+	outer, run = len(size), 1
+	for outer > 0 {
+		d := outer - 1
+		run *= size[d]
+		outer--
+		if size[d] != dstShape[d] || (srcShape != nil && size[d] != srcShape[d]) {
+			break
+		}
+	}
+	return outer, run
+}
+
+// shardCopy copies the box of the given size at srcStart in src (a C-order
+// array of srcShape) to dstStart in dst (of dstShape).
+func shardCopy(dst []byte, dstShape, dstStart []int, src []byte, srcShape, srcStart, size []int, itemSize int) {
+	outer, run := shardRuns(dstShape, srcShape, size)
+	runBytes := run * itemSize
+	if runBytes == 0 {
+		return
+	}
+	dstStrides, srcStrides := shardStrides(dstShape, itemSize), shardStrides(srcShape, itemSize)
+	idx := make([]int, outer)
+	for {
+		di, si := 0, 0
+		for d := range len(size) {
+			at := 0
+			if d < outer {
+				at = idx[d]
+			}
+			di += (dstStart[d] + at) * dstStrides[d]
+			si += (srcStart[d] + at) * srcStrides[d]
+		}
+		copy(dst[di:di+runBytes], src[si:si+runBytes])
+		if !shardOdometer(idx, size[:outer]) {
+			return
+		}
+	}
+}
+
+// shardFill writes fill (one element) into every element of the box of
+// the given size at dstStart in dst (a C-order array of dstShape), which
+// must be freshly allocated (all zero).
+func shardFill(dst []byte, dstShape, dstStart, size []int, fill []byte) {
+	itemSize := len(fill)
+	outer, run := shardRuns(dstShape, nil, size)
+	if run == 0 || itemSize == 0 {
+		return
+	}
+	if shardAllZero(fill) {
+		return // dst is freshly allocated: zero already
+	}
+	pattern := bytes.Repeat(fill, run)
+	strides := shardStrides(dstShape, itemSize)
+	idx := make([]int, outer)
+	for {
+		di := 0
+		for d := range len(size) {
+			at := 0
+			if d < outer {
+				at = idx[d]
+			}
+			di += (dstStart[d] + at) * strides[d]
+		}
+		copy(dst[di:di+len(pattern)], pattern)
+		if !shardOdometer(idx, size[:outer]) {
+			return
+		}
+	}
+}
+
+// shardAllZero reports whether b holds only zero bytes.
+func shardAllZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// shardStrides returns the byte strides of a C-order array of shape.
+func shardStrides(shape []int, itemSize int) []int {
+	strides := make([]int, len(shape))
+	s := itemSize
+	for d := len(shape) - 1; d >= 0; d-- {
+		strides[d] = s
+		s *= shape[d]
+	}
+	return strides
+}
+
+// shardOdometer advances idx through [0, size) in C order and reports
+// whether there was a next position.
+func shardOdometer(idx, size []int) bool {
+	for d := len(idx) - 1; d >= 0; d-- {
+		idx[d]++
+		if idx[d] < size[d] {
+			return true
+		}
+		idx[d] = 0
+	}
+	return false
+}
