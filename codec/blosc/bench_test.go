@@ -1,0 +1,44 @@
+package blosc
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+)
+
+// float32Chunk returns a 4 MiB float32 series and its lz4+shuffle chunk at
+// numcodecs' default level 5.
+func float32Chunk(b *testing.B) ([]byte, []byte) {
+	src := make([]byte, 4<<20)
+	for i := 0; i < len(src); i += 4 {
+		v := float32(math.Sin(float64(i)/4000)*1000 + float64(i%97)/10)
+		binary.LittleEndian.PutUint32(src[i:], math.Float32bits(v))
+	}
+	chunk, err := Compress(src, Options{Compressor: LZ4, Level: 5, Shuffle: ByteShuffle, TypeSize: 4})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return src, chunk
+}
+
+func BenchmarkDecompressLZ4ShuffleFloat32(b *testing.B) {
+	src, chunk := float32Chunk(b)
+	dst := make([]byte, len(src))
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if err := Decompress(dst, chunk); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(src))/float64(len(chunk)), "ratio")
+}
+
+func BenchmarkCompressLZ4ShuffleFloat32(b *testing.B) {
+	src, _ := float32Chunk(b)
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, err := Compress(src, Options{Compressor: LZ4, Level: 5, Shuffle: ByteShuffle, TypeSize: 4}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package blosc
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/internal/peertest"
+)
+
+// corpusProgram writes the in-memory bytes of every array.NN.npy of the
+// numcodecs blosc fixtures (what numcodecs encoded) to OUT/NN.raw.
+const corpusProgram = `
+import glob, os, sys
+import numpy as np
+src, out = sys.argv[1], sys.argv[2]
+for f in sorted(glob.glob(os.path.join(src, "array.*.npy"))):
+    a = np.load(f)
+    nn = os.path.basename(f).split(".")[1]
+    open(os.path.join(out, nn + ".raw"), "wb").write(a.tobytes(order="A"))
+`
+
+// TestCorpus decodes the numcodecs blosc fixtures (chunks libblosc wrote,
+// with their arrays) and compares them with the arrays.
+func TestCorpus(t *testing.T) {
+	src := filepath.Join(peertest.Corpus(t), "numcodecs", "blosc")
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("no blosc fixtures: %v", err)
+	}
+	out := t.TempDir()
+	peertest.RunPython(t, corpusProgram, src, out)
+	encoded, err := filepath.Glob(filepath.Join(src, "codec.*", "encoded.*.dat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(encoded) == 0 {
+		t.Fatal("no encoded fixtures found")
+	}
+	for _, enc := range encoded {
+		rel, _ := filepath.Rel(src, enc)
+		t.Run(rel, func(t *testing.T) {
+			nn := filepath.Base(enc)[len("encoded.") : len("encoded.")+2]
+			want, err := os.ReadFile(filepath.Join(out, nn+".raw"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			chunk, err := os.ReadFile(enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, len(want))
+			if err := Decompress(got, chunk); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatal("decoded bytes differ from the array")
+			}
+		})
+	}
+}

@@ -1,0 +1,66 @@
+package blosc
+
+import (
+	"bytes"
+	"testing"
+)
+
+// FuzzDecompress feeds arbitrary chunks to the decoder: it must never
+// panic, never allocate what the header claims beyond a small bound, and a
+// range decode must agree with the whole decode.
+func FuzzDecompress(f *testing.F) {
+	for i, c := range []Compressor{BloscLZ, LZ4, LZ4HC, Snappy, Zlib, Zstd} {
+		for _, sh := range []Shuffle{NoShuffle, ByteShuffle, BitShuffle} {
+			src := testData(i, 700+int(sh)*300, uint64(i))
+			chunk, err := Compress(src, Options{Compressor: c, Level: 5, Shuffle: sh, TypeSize: 2 + i, BlockSize: 128})
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(chunk)
+		}
+	}
+	f.Fuzz(func(t *testing.T, chunk []byte) {
+		n, err := DecodedSize(chunk)
+		if err != nil || n > 1<<20 {
+			return
+		}
+		whole := make([]byte, n)
+		wholeErr := Decompress(whole, chunk)
+		if n < 3 {
+			return
+		}
+		off, size := n/3, n/2
+		part := make([]byte, size)
+		if err := DecompressRange(part, chunk, off); err == nil && wholeErr == nil && !bytes.Equal(part, whole[off:off+size]) {
+			t.Fatal("range decode differs from the whole decode")
+		}
+	})
+}
+
+// FuzzBloscLZ checks that the BloscLZ compressor round-trips and that the
+// decoder survives arbitrary streams.
+func FuzzBloscLZ(f *testing.F) {
+	f.Add([]byte("abcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabc"), uint8(5))
+	f.Add(testData(0, 5000, 1), uint8(9))
+	f.Add(testData(3, 300, 2), uint8(1))
+	table := make([]int32, 1<<12)
+	f.Fuzz(func(t *testing.T, data []byte, level uint8) {
+		out := make([]byte, len(data))
+		_ = bloscLZDecompress(out, data)
+		clevel := int(level%9) + 1
+		c := bloscLZCompress(make([]byte, 0, len(data)), data, clevel, len(data), table)
+		if c == nil {
+			return
+		}
+		if len(c) > len(data) {
+			t.Fatalf("compressed %d bytes into %d, above maxOut", len(data), len(c))
+		}
+		got := make([]byte, len(data))
+		if err := bloscLZDecompress(got, c); err != nil {
+			t.Fatalf("decoding own stream: %v", err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatal("round trip differs")
+		}
+	})
+}

@@ -1,0 +1,94 @@
+package blosc
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+// naiveShuffle and naiveBitshuffle state the layouts bit by bit.
+func naiveShuffle(src []byte, ts int) []byte {
+	n := len(src) / ts
+	dst := bytes.Clone(src)
+	for i := range n {
+		for j := range ts {
+			dst[j*n+i] = src[i*ts+j]
+		}
+	}
+	return dst
+}
+
+func naiveBitshuffle(src []byte, ts int) []byte {
+	n := len(src) / ts
+	dst := bytes.Clone(src)
+	if n%8 != 0 {
+		return dst
+	}
+	clear(dst[:n*ts])
+	for e := range n {
+		for j := range ts {
+			for b := range 8 {
+				bit := src[e*ts+j] >> b & 1
+				row := 8*j + b
+				dst[row*(n/8)+e/8] |= bit << (e % 8)
+			}
+		}
+	}
+	return dst
+}
+
+func TestShuffleLayouts(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, ts := range []int{1, 2, 3, 4, 5, 7, 8, 12, 16, 17, 255} {
+		for _, n := range []int{0, 1, 7, 8, 63, 64, 65, 1000, 4096 + 3} {
+			src := make([]byte, n)
+			for i := range src {
+				src[i] = byte(r.Uint32())
+			}
+			got := make([]byte, n)
+			shuffle(got, src, ts)
+			if want := naiveShuffle(src, ts); !bytes.Equal(got, want) {
+				t.Errorf("shuffle ts=%d n=%d differs from the definition", ts, n)
+			}
+			back := make([]byte, n)
+			unshuffle(back, got, ts)
+			if !bytes.Equal(back, src) {
+				t.Errorf("unshuffle ts=%d n=%d does not invert shuffle", ts, n)
+			}
+			bitshuffle(got, src, ts)
+			if want := naiveBitshuffle(src, ts); !bytes.Equal(got, want) {
+				t.Errorf("bitshuffle ts=%d n=%d differs from the definition", ts, n)
+			}
+			bitunshuffle(back, got, ts)
+			if !bytes.Equal(back, src) {
+				t.Errorf("bitunshuffle ts=%d n=%d does not invert bitshuffle", ts, n)
+			}
+		}
+	}
+}
+
+func TestComputeBlockSize(t *testing.T) {
+	// Values c-blosc 1.21 chooses (the peer test compares many more).
+	tests := []struct {
+		c                          Compressor
+		clevel, ts, nbytes, forced int
+		want                       int
+	}{
+		{LZ4, 5, 4, 4 << 20, 0, 512 << 10},
+		{LZ4, 5, 4, 100, 0, 100},
+		{LZ4, 5, 4, 3, 0, 1},
+		{Zstd, 5, 4, 4 << 20, 0, 256 << 10},
+		{Zstd, 9, 8, 4 << 20, 0, 1 << 20},
+		{BloscLZ, 1, 1, 4 << 20, 0, 64 << 10},
+		{LZ4, 0, 4, 4 << 20, 0, 8 << 10},
+		{LZ4, 5, 4, 70000, 256, 256},
+		{LZ4, 5, 17, 70000, 0, 69989},
+		{Zlib, 9, 2, 4 << 20, 0, 512 << 10},
+	}
+	for _, tt := range tests {
+		if got := computeBlockSize(tt.c, tt.clevel, tt.ts, tt.nbytes, tt.forced); got != tt.want {
+			t.Errorf("computeBlockSize(%v, clevel %d, ts %d, %d, forced %d) = %d, want %d",
+				tt.c, tt.clevel, tt.ts, tt.nbytes, tt.forced, got, tt.want)
+		}
+	}
+}
