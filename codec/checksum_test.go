@@ -1,0 +1,29 @@
+package codec
+
+import (
+	"encoding/binary"
+	"testing"
+)
+
+// TestFletcher32Known checks the value numcodecs' own test expects: ten
+// little-endian int64 values followed by their checksum fd258664.
+func TestFletcher32Known(t *testing.T) {
+	var data []byte
+	for _, v := range []int64{1911, -2427, 1897, -2412, 2440, 873, -621, -829, 551, -2118} {
+		data = binary.LittleEndian.AppendUint64(data, uint64(v))
+	}
+	enc, err := Fletcher32{}.Encode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := enc[len(data):]; string(got) != "\xfd\x25\x86\x64" {
+		t.Errorf("checksum %x, want fd258664", got)
+	}
+	// Odd lengths: the last byte is the high byte of a word.
+	if fletcher32([]byte{1, 2, 3}) != fletcher32([]byte{1, 2, 3, 0}) {
+		t.Error("odd length differs from zero padding")
+	}
+	if fletcher32(nil) != 0 {
+		t.Error("empty data has a non-zero checksum")
+	}
+}
