@@ -23,7 +23,9 @@ func (CRC32) Name() string { return "crc32" }
 func (CRC32) EncodedSize(n int) int { return n + 4 }
 
 // Encode implements BytesToBytes.
-func (CRC32) Encode(data []byte) ([]byte, error) { return prefixSum(data, crc32.ChecksumIEEE(data)), nil }
+func (CRC32) Encode(data []byte) ([]byte, error) {
+	return prefixSum(data, crc32.ChecksumIEEE(data)), nil
+}
 
 // Decode implements BytesToBytes. The result aliases data.
 func (CRC32) Decode(data []byte, decodedSize int) ([]byte, error) {
@@ -41,7 +43,9 @@ func (Adler32) Name() string { return "adler32" }
 func (Adler32) EncodedSize(n int) int { return n + 4 }
 
 // Encode implements BytesToBytes.
-func (Adler32) Encode(data []byte) ([]byte, error) { return prefixSum(data, adler32.Checksum(data)), nil }
+func (Adler32) Encode(data []byte) ([]byte, error) {
+	return prefixSum(data, adler32.Checksum(data)), nil
+}
 
 // Decode implements BytesToBytes. The result aliases data.
 func (Adler32) Decode(data []byte, decodedSize int) ([]byte, error) {
