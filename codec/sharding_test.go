@@ -483,3 +483,178 @@ func TestShardRangeReads(t *testing.T) {
 		}
 	}
 }
+
+func TestShardConfig(t *testing.T) {
+	bad := []struct {
+		config      string
+		unsupported bool
+	}{
+		{`{}`, false},
+		{`{"chunk_shape": [0]}`, false},
+		{`{"chunk_shape": [-2]}`, false},
+		{`{"chunk_shape": "x"}`, false},
+		{`{"chunk_shape": [2], "index_location": "middle"}`, false},
+		{`{"chunk_shape": [2], "codecs": {"name": "bytes"}}`, false},
+		{`{"chunk_shape": [2], "codecs": [{"configuration": {}}]}`, false},
+		{`{"chunk_shape": [2], "codecs": []}`, false},
+		{`{"chunk_shape": [2], "index_codecs": [{"name": "nope", "must_understand": false}]}`, false},
+		{`{"chunk_shape": [2], "codecs": ["nope"]}`, true},
+		{`{"chunk_shape": [2], "index_codecs": [{"name": "nope"}]}`, true},
+		{`{"chunk_shape": [2], "shard_order": "morton"}`, true},
+	}
+	for _, c := range bad {
+		var cfg Config
+		if err := json.Unmarshal([]byte(c.config), &cfg); err != nil {
+			t.Fatal(err)
+		}
+		_, err := New("sharding_indexed", cfg)
+		if err == nil || errors.Is(err, ErrUnsupported) != c.unsupported {
+			t.Errorf("New(%s) = %v, want an error (unsupported: %v)", c.config, err, c.unsupported)
+		}
+	}
+
+	// Defaults: codecs [bytes], index_codecs [bytes, crc32c], index at
+	// the end; an unknown codec that need not be understood is left out.
+	s := shardCodec(t, `{"chunk_shape": [2], "codecs": ["bytes", {"name": "nope", "must_understand": false}]}`)
+	spec := shardSpec([]int{4}, "uint8", 1, 0)
+	if n, err := s.IndexSize(spec); err != nil || n != 36 || s.Location() != IndexAtEnd || !slices.Equal(s.ChunkShape(), []int{2}) {
+		t.Errorf("defaults: IndexSize %d, %v; location %v, chunk shape %v", n, err, s.Location(), s.ChunkShape())
+	}
+	enc, err := s.Encode([]byte{1, 2, 3, 4}, spec)
+	if err != nil || !bytes.Equal(enc, slices.Concat([]byte{1, 2, 3, 4}, shardIndexBytes(true, 0, 2, 2, 2))) {
+		t.Errorf("defaults: Encode = %x, %v", enc, err)
+	}
+
+	// Checks against the shard's spec.
+	specs := []struct {
+		name        string
+		config      string
+		spec        ArraySpec
+		unsupported bool
+	}{
+		{"rank", `{"chunk_shape": [2]}`, shardSpec([]int{4, 4}, "uint8", 1, 0), false},
+		{"not dividing", `{"chunk_shape": [3]}`, shardSpec([]int{4}, "uint8", 1, 0), false},
+		{"fill value size", `{"chunk_shape": [2]}`, ArraySpec{Shape: []int{4}, DataType: DataType{"int16", 2}, FillValue: []byte{0}}, false},
+		{"variable-length", `{"chunk_shape": [2]}`, ArraySpec{Shape: []int{4}, DataType: DataType{"string", 0}}, true},
+		{"compressed index", `{"chunk_shape": [2], "index_codecs": ["bytes", "gzip"]}`, shardSpec([]int{4}, "uint8", 1, 0), false},
+		{"index without array→bytes codec", `{"chunk_shape": [2], "index_codecs": ["crc32c"]}`, shardSpec([]int{4}, "uint8", 1, 0), false},
+		{"inner codecs in the wrong order", `{"chunk_shape": [2], "codecs": ["crc32c", "bytes"]}`, shardSpec([]int{4}, "uint8", 1, 0), false},
+		{"huge index", `{"chunk_shape": [1, 1]}`, shardSpec([]int{1 << 20, 1 << 20}, "uint8", 1, 0), true},
+	}
+	for _, c := range specs {
+		s := shardCodec(t, c.config)
+		if _, err := s.Decode(make([]byte, 64), c.spec); err == nil || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrUnsupported) != c.unsupported {
+			t.Errorf("%s: Decode: %v, want a configuration error (unsupported: %v)", c.name, err, c.unsupported)
+		}
+		if _, err := s.Encode(make([]byte, 64), c.spec); err == nil {
+			t.Errorf("%s: Encode succeeded", c.name)
+		}
+		if _, err := s.ReadIndex(context.Background(), &countingReader{data: make([]byte, 64)}, c.spec); err == nil {
+			t.Errorf("%s: ReadIndex succeeded", c.name)
+		}
+	}
+}
+
+func TestShardRegionErrors(t *testing.T) {
+	spec := shardSpec([]int{4, 4}, "uint8", 1, 0)
+	s := shardCodec(t, shardConfig([]int{2, 2}, `["bytes"]`, shardCRC, "end"))
+	enc, err := s.Encode(bytes.Repeat([]byte{1}, 16), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, region := range [][2][]int{
+		{{0}, {1}},
+		{{0, 0}, {5, 1}},
+		{{-1, 0}, {1, 1}},
+		{{3, 3}, {2, 1}},
+		{{0, 0}, {1, -1}},
+	} {
+		if _, err := s.DecodeRegion(ctx, &countingReader{data: enc}, spec, region[0], region[1]); err == nil {
+			t.Errorf("region %v+%v: no error", region[0], region[1])
+		}
+	}
+	// An empty region reads nothing but the index.
+	r := &countingReader{data: enc}
+	if got, err := s.DecodeRegion(ctx, r, spec, []int{4, 0}, []int{0, 4}); err != nil || len(got) != 0 || len(r.reads) != 1 {
+		t.Errorf("empty region: %v, %v after %d reads", got, err, len(r.reads))
+	}
+
+	// A missing shard is fs.ErrNotExist, for the engine to read as fill.
+	if _, err := s.DecodeRegion(ctx, &countingReader{}, spec, []int{0, 0}, []int{1, 1}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing shard: %v, want fs.ErrNotExist", err)
+	}
+
+	// An index of another shape.
+	other := shardSpec([]int{2, 4}, "uint8", 1, 0)
+	oenc, err := s.Encode(bytes.Repeat([]byte{1}, 8), other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := s.ReadIndex(ctx, &countingReader{data: oenc}, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DecodeRegionWithIndex(ctx, &countingReader{data: enc}, idx, spec, []int{0, 0}, []int{1, 1}); err == nil {
+		t.Error("index of a 2×4 shard used for a 4×4 one: no error")
+	}
+
+	// An inner chunk that the shard is too short to hold, seen on reading.
+	short := slices.Concat([]byte{1, 1, 1, 1}, shardIndexBytes(true, 0, 4, 0, 4, 0, 4, 100, 4))
+	if _, err := s.Decode(short, spec); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Decode: %v, want ErrCorrupt", err)
+	}
+	if got, err := s.DecodeRegion(ctx, &countingReader{data: short}, spec, []int{0, 0}, []int{2, 2}); err != nil || !bytes.Equal(got, []byte{1, 1, 1, 1}) {
+		t.Errorf("DecodeRegion of a sound inner chunk: %v, %v", got, err)
+	}
+	if _, err := s.DecodeRegion(ctx, &countingReader{data: short}, spec, []int{3, 3}, []int{1, 1}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("DecodeRegion of the truncated inner chunk: %v, want ErrCorrupt", err)
+	}
+}
+
+// FuzzShardIndex decodes arbitrary shards of 4×4 uint8 in inner chunks of
+// 2×2, whole and through partial reads: no panic, the right size, and the
+// same elements both ways.
+func FuzzShardIndex(f *testing.F) {
+	spec := shardSpec([]int{4, 4}, "uint8", 1, 3)
+	codecs := []*Sharding{
+		shardCodec(f, shardConfig([]int{2, 2}, `["bytes"]`, shardBytesLE, "end")),
+		shardCodec(f, shardConfig([]int{2, 2}, `["bytes"]`, shardBytesLE, "start")),
+		shardCodec(f, shardConfig([]int{2, 2}, `["bytes", "gzip"]`, shardCRC, "end")),
+	}
+	for i, s := range codecs {
+		data := make([]byte, 16)
+		for j := range data {
+			data[j] = byte(j / 3)
+		}
+		enc, err := s.Encode(data, spec)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(i), enc)
+	}
+	f.Add(uint8(0), slices.Concat([]byte{1, 1, 1, 1}, shardIndexBytes(false, 0, 4, m64, m64, 2, 4, m64-1, 2)))
+	f.Fuzz(func(t *testing.T, which uint8, shard []byte) {
+		s := codecs[int(which)%len(codecs)]
+		whole, err := s.Decode(shard, spec)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("Decode: %v, want ErrCorrupt", err)
+			}
+		} else if len(whole) != 16 {
+			t.Fatalf("Decode: %d bytes, want 16", len(whole))
+		}
+		r := &countingReader{data: shard}
+		part, perr := s.DecodeRegion(context.Background(), r, spec, []int{1, 1}, []int{3, 2})
+		switch {
+		case perr != nil && !errors.Is(perr, ErrCorrupt):
+			t.Fatalf("DecodeRegion: %v, want ErrCorrupt", perr)
+		case perr == nil && len(part) != 6:
+			t.Fatalf("DecodeRegion: %d bytes, want 6", len(part))
+		case err == nil && perr != nil:
+			t.Fatalf("Decode succeeded, DecodeRegion: %v", perr)
+		case err == nil && !bytes.Equal(part, shardCrop(whole, spec.Shape, []int{1, 1}, []int{3, 2}, 1)):
+			t.Fatalf("DecodeRegion = %v, Decode = %v", part, whole)
+		}
+	})
+}
