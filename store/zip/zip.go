@@ -11,7 +11,8 @@
 // Members may be Stored or Deflate-compressed. A range of a Stored member
 // is read without reading the rest of the member; a range of a Deflate
 // member decompresses up to its end. Whole reads are checked against the
-// member's CRC-32.
+// member's CRC-32. Reads of member data honour the context, through
+// ReadAtContext when the io.ReaderAt has it.
 //
 // # Root folder
 //
@@ -147,7 +148,6 @@ func Open(r io.ReaderAt, size int64, opts Options) (*Store, error) {
 		// names are ignored below anyway.
 		return nil, fmt.Errorf("zip store %s: %w", name, err)
 	}
-	zr.RegisterDecompressor(archivezip.Deflate, func(r io.Reader) io.ReadCloser { return flate.NewReader(r) })
 
 	all := make(map[string]*archivezip.File, len(zr.File))
 	for _, f := range zr.File {
@@ -296,27 +296,34 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 	}
 	whole := start == 0 && end == size
 	if m.f.Method == archivezip.Store {
-		return s.readStored(key, m, start, end, whole)
+		return s.readStored(ctx, key, m, start, end, whole)
 	}
 	return s.readDeflate(ctx, key, m, start, end, whole)
 }
 
-func (s *Store) readStored(key string, m *member, start, end int64, whole bool) ([]byte, error) {
+// dataSection returns the member's stored (possibly compressed) bytes as
+// a reader whose reads honour ctx, after checking they lie inside the
+// archive.
+func (s *Store) dataSection(ctx context.Context, key string, m *member) (*io.SectionReader, error) {
 	off, err := m.dataOffset()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %q: %w", s, key, err)
 	}
-	size := int64(m.f.UncompressedSize64)
-	if off < 0 || off > s.size || size > s.size-off {
+	n := int64(m.f.CompressedSize64) // memberSize checked it fits in the archive
+	if off < 0 || off > s.size || n > s.size-off {
 		return nil, fmt.Errorf("%s: %q: member data beyond the archive's end: %w", s, key, archivezip.ErrFormat)
 	}
+	return io.NewSectionReader(ctxReaderAt{ctx, s.r}, off, n), nil
+}
+
+func (s *Store) readStored(ctx context.Context, key string, m *member, start, end int64, whole bool) ([]byte, error) {
+	sec, err := s.dataSection(ctx, key, m)
+	if err != nil {
+		return nil, err
+	}
 	buf := make([]byte, end-start)
-	n, err := s.r.ReadAt(buf, off+start)
-	if n < len(buf) {
-		if err == nil || errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, fmt.Errorf("%s: %q: %w", s, key, err)
+	if n, err := sec.ReadAt(buf, start); n < len(buf) {
+		return nil, s.readError(ctx, key, err)
 	}
 	if whole && crc32.ChecksumIEEE(buf) != m.f.CRC32 {
 		return nil, fmt.Errorf("%s: %q: %w", s, key, archivezip.ErrChecksum)
@@ -324,42 +331,84 @@ func (s *Store) readStored(key string, m *member, start, end int64, whole bool) 
 	return buf, nil
 }
 
+// flateReaders holds Deflate decompressors for reuse.
+var flateReaders sync.Pool
+
 func (s *Store) readDeflate(ctx context.Context, key string, m *member, start, end int64, whole bool) ([]byte, error) {
-	rc, err := m.f.Open()
+	sec, err := s.dataSection(ctx, key, m)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %q: %w", s, key, err)
-	}
-	defer rc.Close()
-	if start > 0 {
-		if _, err := io.CopyN(io.Discard, rc, start); err != nil {
-			return nil, fmt.Errorf("%s: %q: skipping to %d: %w", s, key, start, unexpectedEOF(err))
-		}
-	}
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	var fr io.ReadCloser
+	if v := flateReaders.Get(); v != nil {
+		fr = v.(io.ReadCloser)
+		if err := fr.(flate.Resetter).Reset(sec, nil); err != nil {
+			return nil, fmt.Errorf("%s: %q: %w", s, key, err)
+		}
+	} else {
+		fr = flate.NewReader(sec)
+	}
+	defer flateReaders.Put(fr)
+	if start > 0 {
+		if _, err := io.CopyN(io.Discard, fr, start); err != nil {
+			return nil, s.readError(ctx, key, err)
+		}
+	}
 	buf := make([]byte, end-start)
-	if _, err := io.ReadFull(rc, buf); err != nil {
-		return nil, fmt.Errorf("%s: %q: %w", s, key, unexpectedEOF(err))
+	if _, err := io.ReadFull(fr, buf); err != nil {
+		return nil, s.readError(ctx, key, err)
 	}
 	if whole {
-		// Reading past the end makes archive/zip check the size and CRC-32.
+		// The stream must end exactly here and match the CRC-32.
 		var one [1]byte
-		if n, err := rc.Read(one[:]); n != 0 || !errors.Is(err, io.EOF) {
+		if n, err := fr.Read(one[:]); n != 0 || !errors.Is(err, io.EOF) {
 			if err == nil || errors.Is(err, io.EOF) {
-				err = archivezip.ErrFormat
+				return nil, fmt.Errorf("%s: %q: more data than the declared %d bytes: %w", s, key, len(buf), archivezip.ErrFormat)
 			}
-			return nil, fmt.Errorf("%s: %q: %w", s, key, err)
+			return nil, s.readError(ctx, key, err)
+		}
+		if crc32.ChecksumIEEE(buf) != m.f.CRC32 {
+			return nil, fmt.Errorf("%s: %q: %w", s, key, archivezip.ErrChecksum)
 		}
 	}
 	return buf, nil
 }
 
-func unexpectedEOF(err error) error {
-	if errors.Is(err, io.EOF) {
-		return io.ErrUnexpectedEOF
+// readError wraps the error of a read that came up short: the context's
+// error when it was cancelled, io.ErrUnexpectedEOF for an early end.
+func (s *Store) readError(ctx context.Context, key string, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
 	}
-	return err
+	if err == nil || errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("%s: %q: %w", s, key, err)
+}
+
+// ReaderAtContext is an io.ReaderAt that can also read under a context,
+// such as one reading a remote object with range requests. The store uses
+// ReadAtContext for member data when its reader implements it, so a
+// cancelled context stops a read in flight.
+type ReaderAtContext interface {
+	io.ReaderAt
+	ReadAtContext(ctx context.Context, p []byte, off int64) (int, error)
+}
+
+// ctxReaderAt reads from r under ctx.
+type ctxReaderAt struct {
+	ctx context.Context
+	r   io.ReaderAt
+}
+
+func (c ctxReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if r, ok := c.r.(ReaderAtContext); ok {
+		return r.ReadAtContext(c.ctx, p, off)
+	}
+	return c.r.ReadAt(p, off)
 }
 
 // span returns the sorted keys that start with p.

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	archivezip "archive/zip"
 
@@ -631,4 +632,37 @@ func FuzzOpen(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// blockingReaderAt serves the central directory but blocks member reads
+// made through ReadAtContext until their context ends.
+type blockingReaderAt struct {
+	*bytes.Reader
+	calls atomic.Int64
+}
+
+func (b *blockingReaderAt) ReadAtContext(ctx context.Context, p []byte, off int64) (int, error) {
+	b.calls.Add(1)
+	<-ctx.Done()
+	return 0, ctx.Err()
+}
+
+func TestReaderAtContext(t *testing.T) {
+	for _, deflate := range []bool{false, true} {
+		b := build(t, map[string][]byte{"k": bytes.Repeat([]byte("value "), 1000)}, "", CreateOptions{Deflate: deflate})
+		r := &blockingReaderAt{Reader: bytes.NewReader(b)}
+		s, err := Open(r, int64(len(b)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		_, err = s.GetRange(ctx, "k", store.Range(100, 10))
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("deflate=%v: GetRange with a blocked reader: %v; want context.DeadlineExceeded", deflate, err)
+		}
+		if r.calls.Load() == 0 {
+			t.Errorf("deflate=%v: ReadAtContext was not used", deflate)
+		}
+	}
 }
