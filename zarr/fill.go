@@ -141,7 +141,7 @@ func byteFill(raw json.RawMessage, format Format) ([]byte, error) {
 // or unsigned by unsigned), checking its range exactly.
 func putInt(out []byte, unsigned bool, raw json.RawMessage) error {
 	var n json.Number
-	if err := json.Unmarshal(raw, &n); err != nil {
+	if len(raw) == 0 || raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
 		return fmt.Errorf("not a number")
 	}
 	bits := uint(len(out) * 8)

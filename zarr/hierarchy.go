@@ -162,8 +162,8 @@ func (h *Hierarchy) document(ctx context.Context, key string, indent string) (do
 	if b, ok := h.prefetched[key]; ok {
 		return b, false, true, nil
 	}
-	if h.consolidated != nil && h.format == FormatV2 && strings.HasSuffix(key, v2AttrsDoc) {
-		// Consolidated metadata lists every .zattrs there is.
+	if h.consolidatedNode(key) {
+		// Consolidated metadata holds every document of the nodes it knows.
 		return nil, false, false, nil
 	}
 	b, err := h.st.Get(ctx, key)
@@ -174,6 +174,24 @@ func (h *Hierarchy) document(ctx context.Context, key string, indent string) (do
 		return nil, false, false, err
 	}
 	return b, false, true, nil
+}
+
+// consolidatedNode reports whether consolidated metadata knows the node
+// whose document key is.
+func (h *Hierarchy) consolidatedNode(key string) bool {
+	if h.consolidated == nil {
+		return false
+	}
+	p := ""
+	if i := strings.LastIndexByte(key, '/'); i >= 0 {
+		p = key[:i]
+	}
+	for _, doc := range []string{v3Doc, v2ArrayDoc, v2GroupDoc} {
+		if _, ok := h.consolidated[store.Join(p, doc)]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // load reads the node at p.
