@@ -1,6 +1,9 @@
 package codec
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // splitVlen parses the numcodecs vlen layout of exactly n elements (a
 // little-endian uint32 count, then a uint32 length and the bytes of each
@@ -36,4 +39,47 @@ func splitVlen(name string, data []byte, n int) ([][]byte, error) {
 		return nil, Corruptf(name, "vlen data has %d bytes after the last element", len(rest))
 	}
 	return elems, nil
+}
+
+func init() {
+	Register(func(Config) (Codec, error) { return Vlen{Codec: "vlen-utf8"}, nil }, "vlen-utf8", "numcodecs.vlen-utf8")
+	Register(func(Config) (Codec, error) { return Vlen{Codec: "vlen-bytes"}, nil }, "vlen-bytes", "numcodecs.vlen-bytes")
+}
+
+// Vlen is the array→bytes codec "vlen-utf8" or "vlen-bytes" for arrays of
+// variable-length strings or byte strings. Its encoded form is the numcodecs
+// vlen layout, which is also the package's in-memory form of such arrays,
+// so it only checks the layout: the element count must match the chunk and
+// every length must fit. vlen-utf8 does not reject invalid UTF-8, so that
+// such data stays readable.
+type Vlen struct {
+	Codec string // "vlen-utf8" or "vlen-bytes"
+}
+
+// Name implements Codec.
+func (c Vlen) Name() string { return c.Codec }
+
+// EncodedSize implements ArrayToBytes: the size depends on the data.
+func (Vlen) EncodedSize(ArraySpec) int { return -1 }
+
+// Encode implements ArrayToBytes.
+func (c Vlen) Encode(chunk []byte, decoded ArraySpec) ([]byte, error) {
+	if !decoded.DataType.Variable() {
+		return nil, Unsupportedf("%s codec for fixed-size data type %s", c.Codec, decoded.DataType.Name)
+	}
+	if _, err := splitVlen(c.Codec, chunk, decoded.NumElements()); err != nil {
+		return nil, fmt.Errorf("%s: encode: %w", c.Codec, err)
+	}
+	return chunk, nil
+}
+
+// Decode implements ArrayToBytes. The result aliases data.
+func (c Vlen) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
+	if !decoded.DataType.Variable() {
+		return nil, Unsupportedf("%s codec for fixed-size data type %s", c.Codec, decoded.DataType.Name)
+	}
+	if _, err := splitVlen(c.Codec, data, decoded.NumElements()); err != nil {
+		return nil, err
+	}
+	return data, nil
 }

@@ -2,7 +2,13 @@ package codec
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/zarrfs/zarrfs/internal/peertest"
 )
 
 func TestSplitVlen(t *testing.T) {
@@ -53,4 +59,110 @@ func toStrings(elems [][]byte) []string {
 		s[i] = string(e)
 	}
 	return s
+}
+
+// TestVlenFixtures decodes the numcodecs vlen fixtures and compares them
+// with the arrays as python3 reads them (object arrays need pickle).
+func TestVlenFixtures(t *testing.T) {
+	type item struct {
+		codec string
+		f     fixture
+		want  string
+	}
+	var items []item
+	var args []string
+	dir := t.TempDir()
+	for _, codec := range []string{"vlen-utf8", "vlen-bytes"} {
+		for i, f := range fixtures(t, codec) {
+			want := filepath.Join(dir, fmt.Sprintf("%s-%d", codec, i))
+			items = append(items, item{codec, f, want})
+			args = append(args, f.Array, want)
+		}
+	}
+	peertest.RunPython(t, `
+import sys, struct, numpy as np
+a = sys.argv[1:]
+for src, dst in zip(a[0::2], a[1::2]):
+    arr = np.load(src, allow_pickle=True).reshape(-1, order="A")
+    out = [struct.pack("<I", len(arr))]
+    for v in arr:
+        b = v.encode("utf-8") if isinstance(v, str) else bytes(v)
+        out += [struct.pack("<I", len(b)), b]
+    open(dst, "wb").write(b"".join(out))
+`, args...)
+	for _, it := range items {
+		want, err := os.ReadFile(it.want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		arr := readNpy(t, it.f.Array)
+		spec := ArraySpec{Shape: arr.Shape, DataType: DataType{"string", 0}}
+		c := mustNew(t, it.f.Config).(ArrayToBytes)
+		got, err := c.Decode(it.f.Encoded, spec)
+		if err != nil {
+			t.Errorf("%s: %v", it.f.Name, err)
+			continue
+		}
+		equalBytes(t, it.f.Name, got, want)
+		enc, err := c.Encode(want, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		equalBytes(t, it.f.Name+" encode", enc, it.f.Encoded)
+	}
+}
+
+// TestVlenPeer: numcodecs decodes what zarrfs encodes and the reverse.
+func TestVlenPeer(t *testing.T) {
+	elems := []string{"", "a", "héllo wörld", "\x00\x01", strings.Repeat("x", 300)}
+	layout := vlenLayout(elems)
+	spec := ArraySpec{Shape: []int{len(elems)}, DataType: DataType{"string", 0}}
+	for _, id := range []string{"vlen-utf8", "vlen-bytes"} {
+		c := mustNew(t, `{"id":"`+id+`"}`).(ArrayToBytes)
+		ours, err := c.Encode(layout, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog := `
+import sys, numcodecs, numpy as np
+c = numcodecs.get_codec({"id": sys.argv[1]})
+dec = c.decode(open(sys.argv[2], "rb").read())
+vals = [v.encode("utf-8") if isinstance(v, str) else bytes(v) for v in dec]
+sys.stdout.buffer.write(bytes(c.encode(np.array(vals if sys.argv[1] == "vlen-bytes" else [v.decode("utf-8") for v in vals], dtype=object))))
+`
+		p := filepath.Join(t.TempDir(), "ours")
+		if err := os.WriteFile(p, ours, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		theirs := peertest.RunPython(t, prog, id, p)
+		got, err := c.Decode(theirs, spec)
+		if err != nil {
+			t.Fatalf("%s: decode numcodecs' encoding: %v", id, err)
+		}
+		equalBytes(t, id, got, layout)
+	}
+}
+
+func TestVlenErrors(t *testing.T) {
+	c := Vlen{Codec: "vlen-utf8"}
+	if _, err := c.Decode(vlenLayout([]string{"a"}), ArraySpec{Shape: []int{2}, DataType: DataType{"string", 0}}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("wrong count: %v", err)
+	}
+	if _, err := c.Decode(vlenLayout([]string{"a"}), ArraySpec{Shape: []int{1}, DataType: DataType{"int8", 1}}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("fixed-size type: %v", err)
+	}
+}
+
+func FuzzVlenDecode(f *testing.F) {
+	f.Add(vlenLayout([]string{"a", "bc"}), 2)
+	f.Fuzz(func(t *testing.T, data []byte, n int) {
+		if n < 0 || n > 1<<20 {
+			return
+		}
+		spec := ArraySpec{Shape: []int{n}, DataType: DataType{"bytes", 0}}
+		out, err := Vlen{Codec: "vlen-bytes"}.Decode(data, spec)
+		if err == nil && string(out) != string(data) {
+			t.Fatal("decode changed valid data")
+		}
+	})
 }
