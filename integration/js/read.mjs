@@ -10,6 +10,9 @@
 //
 // With --meta it prints a JSON line {"shape":[...],"dtype":"..."} instead.
 //
+// read.mjs --to OUTDIR STORE PATH... reads many arrays in one process: the
+// bytes of the i-th PATH go to OUTDIR/i.bin, or its error to OUTDIR/i.err.
+//
 // This is an oracle for zarrfs's tests: it must not depend on zarrfs.
 import * as fs from "node:fs";
 import { FileSystemStore, ZipFileStore } from "@zarrita/storage";
@@ -50,32 +53,59 @@ async function main() {
 		meta = true;
 		args = args.slice(1);
 	}
+	if (args[0] === "--to") {
+		if (args.length < 3) usage();
+		const [, outDir, storePath, ...paths] = args;
+		const store = openStore(storePath);
+		for (let i = 0; i < paths.length; i++) {
+			try {
+				const buf = await readArray(store, paths[i]);
+				fs.writeFileSync(`${outDir}/${i}.bin`, buf);
+			} catch (err) {
+				fs.writeFileSync(`${outDir}/${i}.err`, String(err && err.stack ? err.stack : err));
+			}
+		}
+		return;
+	}
 	if (args.length !== 2) usage();
 	const [storePath, nodePath] = args;
 	const store = openStore(storePath);
-	let loc = zarr.root(store);
-	const p = nodePath.replace(/^\/+|\/+$/g, "");
-	if (p !== "") loc = loc.resolve(p);
-	const arr = await zarr.open(loc, { kind: "array" });
 	if (meta) {
+		const arr = await openArray(store, nodePath);
 		process.stdout.write(
 			JSON.stringify({ shape: arr.shape, dtype: String(arr.dtype) }) + "\n",
 		);
 		return;
 	}
+	await write(await readArray(store, nodePath));
+}
+
+async function openArray(store, nodePath) {
+	let loc = zarr.root(store);
+	const p = nodePath.replace(/^\/+|\/+$/g, "");
+	if (p !== "") loc = loc.resolve(p);
+	return zarr.open(loc, { kind: "array" });
+}
+
+// readArray returns the bytes zarrfs's data (or data.txt) shows for the
+// array at nodePath.
+async function readArray(store, nodePath) {
+	const arr = await openArray(store, nodePath);
+	// zarrita 0.7.5 throws on arrays with a zero-length dimension; their
+	// content is empty.
+	if (arr.shape.some((d) => d === 0)) return Buffer.alloc(0);
 	// zarr.get answers a bare scalar for rank 0: read its one chunk instead.
 	const out = arr.shape.length === 0 ? await arr.getChunk([]) : await zarr.get(arr);
 	const data = out.data;
 	if (globalThis.Array.isArray(data)) {
 		const lines = data.map((s) => escapeLine(s) + "\n").join("");
-		await write(Buffer.from(lines, "utf8"));
-		return;
+		return Buffer.from(lines, "utf8");
 	}
 	// zarr.get returns native (little-endian on every platform we run on)
 	// elements, but in the chunk's memory order (F after a transpose codec):
 	// copy them into C order.
 	const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-	await write(toCOrder(bytes, data.BYTES_PER_ELEMENT, out.shape, out.stride));
+	return toCOrder(bytes, data.BYTES_PER_ELEMENT, out.shape, out.stride);
 }
 
 function toCOrder(bytes, itemsize, shape, stride) {

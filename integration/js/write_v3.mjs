@@ -134,6 +134,9 @@ function cases() {
 	// Every dtype in every codec chain, one 2-d odd shape with edge chunks.
 	for (const dt of DTYPES) {
 		for (const cs of ["le", "be", "zstd", "gzip", "crc32c", "tr", "all"]) {
+			// zarrita 0.7.5 byte-swaps bool chunks in groups of 4 under
+			// "endian": "big" (bool has no byte order): its chunks are wrong.
+			if (dt === "bool" && (cs === "be" || cs === "all")) continue;
 			out.push([`${dt}/${cs}`, dt, [5, 7], [2, 3], cs, "/", false]);
 		}
 	}

@@ -1,0 +1,184 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/internal/peertest"
+)
+
+// v2Compressors lists every compressor write_v2.py uses and whether zarrfs
+// reads it: "" when it must, otherwise why it answers "unsupported". When a
+// codec lands, its entry here becomes "" (the test fails until it does, so
+// the list cannot go stale).
+var v2Compressors = map[string]string{
+	"none":                    "",
+	"gzip":                    "",
+	"zlib":                    "",
+	"zstd":                    "",
+	"blosc-lz4-shuffle":       "",
+	"blosc-zstd-bitshuffle":   "",
+	"blosc-blosclz-noshuffle": "",
+	"blosc-zlib-shuffle":      "",
+	"lz4":                     "",
+	"bz2":                     "",
+	"lzma":                    "no lzma codec in codec/ yet",
+}
+
+// v2Case is one array write_v2.py wrote.
+type v2Case struct {
+	Path       string `json:"path"`
+	Ref        string `json:"ref"`
+	Compressor string `json:"compressor"`
+	DType      string `json:"dtype"`
+	Shape      []int  `json:"shape"`
+	Order      string `json:"order"`
+	Separator  string `json:"separator"`
+	Partial    bool   `json:"partial"`
+}
+
+// writeV2 has zarr-python write its v2 arrays into a new store and returns
+// the store and the cases with their reference bytes.
+func writeV2(t *testing.T) (string, []v2Case) {
+	t.Helper()
+	store := filepath.Join(t.TempDir(), "v2.zarr")
+	refs := filepath.Join(t.TempDir(), "refs")
+	script, err := os.ReadFile(filepath.Join(peertest.RepoRoot(), "integration", "py", "write_v2.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := peertest.RunPython(t, string(script), store, refs)
+	var cases []v2Case
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var c v2Case
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatalf("write_v2.py printed %q: %v", sc.Text(), err)
+		}
+		cases = append(cases, c)
+	}
+	if len(cases) < 100 {
+		t.Fatalf("write_v2.py wrote only %d arrays", len(cases))
+	}
+	return store, cases
+}
+
+// TestPeerPythonV2: zarr-python writes v2 arrays across dtypes,
+// compressors, orders, separators, partial writes and shapes; `zarrfs cat`
+// equals what zarr-python reads back, as little-endian C-order bytes.
+func TestPeerPythonV2(t *testing.T) {
+	store, cases := writeV2(t)
+	seen := map[string]bool{}
+	for _, c := range cases {
+		seen[c.Compressor] = true
+		t.Run(c.Path, func(t *testing.T) {
+			t.Parallel()
+			why, known := v2Compressors[c.Compressor]
+			if !known {
+				t.Fatalf("compressor %q is missing from v2Compressors", c.Compressor)
+			}
+			r := catArray(t, store, c.Path)
+			if why != "" {
+				if r.err == nil {
+					t.Fatalf("zarrfs now reads %s arrays: clear its v2Compressors entry (%q)", c.Compressor, why)
+				}
+				if !isUnsupported(r) {
+					t.Fatalf("%s (%s): want a clean \"unsupported\" error, got %v: %s", c.Path, why, r.err, r.stderr)
+				}
+				return
+			}
+			if r.err != nil {
+				t.Fatalf("zarrfs cat %s: %v\n%s", c.Path, r.err, r.stderr)
+			}
+			want, err := os.ReadFile(c.Ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameBytes(t, "zarrfs cat "+c.Path, r.stdout, want)
+		})
+	}
+	for name := range v2Compressors {
+		if !seen[name] {
+			t.Errorf("v2Compressors lists %q but write_v2.py wrote no array with it", name)
+		}
+	}
+}
+
+// TestPeerZarritaV3: zarrita writes v3 arrays (write_v3.mjs); `zarrfs cat`
+// equals what zarrita reads.
+func TestPeerZarritaV3(t *testing.T) {
+	peertest.NeedNode(t)
+	store := filepath.Join(t.TempDir(), "v3.zarr")
+	out := peertest.RunNode(t, "write_v3.mjs", store)
+	paths := strings.Fields(string(out))
+	if len(paths) < 100 {
+		t.Fatalf("write_v3.mjs wrote only %d arrays", len(paths))
+	}
+	// Cross-check the listing with a walk of the store.
+	if got := findArrays(t, store); len(got) != len(paths) {
+		t.Fatalf("write_v3.mjs printed %d arrays, the store holds %d", len(paths), len(got))
+	}
+	want, errs := zarritaRead(t, store, paths)
+	for i, p := range paths {
+		t.Run(p, func(t *testing.T) {
+			t.Parallel()
+			if errs[i] != nil {
+				t.Fatalf("the oracle cannot read its own array: %v", errs[i])
+			}
+			r := catArray(t, store, p)
+			if r.err != nil {
+				t.Fatalf("zarrfs cat %s: %v\n%s", p, r.err, r.stderr)
+			}
+			sameBytes(t, "zarrfs cat "+p, r.stdout, want[i])
+		})
+	}
+}
+
+// TestPeerReadExample: the other way round. `zarrfs example` writes its
+// hierarchy; zarr-python reads every v2 array and zarrita every v3 array,
+// and each equals `zarrfs cat`.
+func TestPeerReadExample(t *testing.T) {
+	peertest.NeedPython(t)
+	peertest.NeedNode(t)
+	store := filepath.Join(t.TempDir(), "example")
+	mustZarrfs(t, "example", store)
+	arrays := findArrays(t, store)
+	if len(arrays) == 0 {
+		t.Fatal("zarrfs example wrote no arrays")
+	}
+	var v2, v3 []string
+	for _, a := range arrays {
+		if a.Format == 2 {
+			v2 = append(v2, a.Path)
+		} else {
+			v3 = append(v3, a.Path)
+		}
+	}
+	check := func(paths []string, want [][]byte, errs []error) {
+		for i, p := range paths {
+			t.Run(p, func(t *testing.T) {
+				if errs[i] != nil {
+					t.Fatalf("the peer cannot read what zarrfs wrote: %v", errs[i])
+				}
+				r := catArray(t, store, p)
+				if r.err != nil {
+					t.Fatalf("zarrfs cat %s: %v\n%s", p, r.err, r.stderr)
+				}
+				sameBytes(t, "zarrfs cat "+p, r.stdout, want[i])
+			})
+		}
+	}
+	if len(v2) > 0 {
+		want, errs := pythonRead(t, store, v2)
+		check(v2, want, errs)
+	}
+	if len(v3) > 0 {
+		want, errs := zarritaRead(t, store, v3)
+		check(v3, want, errs)
+	}
+}
