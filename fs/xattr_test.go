@@ -11,13 +11,13 @@ import (
 func TestArrayXattrs(t *testing.T) {
 	for _, c := range []struct {
 		name   string
-		array  zarr.Array
+		array  *zarr.Array
 		format zarr.Format
 		want   map[string]string
 	}{
 		{
 			name: "v3 cube",
-			array: zarr.Array{
+			array: &zarr.Array{
 				Shape: []int64{24, 90, 180}, ChunkShape: []int64{6, 45, 90},
 				DataType:       zarr.DataType{Name: "float32", Size: 4, NumPy: "<f4"},
 				FillValue:      json.RawMessage(`"NaN"`),
@@ -37,7 +37,7 @@ func TestArrayXattrs(t *testing.T) {
 		},
 		{
 			name: "v2 scalar without fill value",
-			array: zarr.Array{
+			array: &zarr.Array{
 				Shape: []int64{}, ChunkShape: []int64{},
 				DataType: zarr.DataType{Name: "int64", Size: 8, NumPy: "<i8"},
 				Codecs:   json.RawMessage(`[]`),
@@ -54,7 +54,7 @@ func TestArrayXattrs(t *testing.T) {
 		},
 		{
 			name: "variable-length strings, 2022 draft",
-			array: zarr.Array{
+			array: &zarr.Array{
 				Shape: []int64{5}, ChunkShape: []int64{2},
 				DataType:  zarr.DataType{Name: "string"},
 				FillValue: json.RawMessage(`""`),
@@ -72,7 +72,7 @@ func TestArrayXattrs(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			x := arrayXattrs(&c.array, c.format)
+			x := arrayXattrs(c.array, c.format)
 			got := map[string]string{}
 			for i, a := range x {
 				if i > 0 && x[i-1].name >= a.name {

@@ -43,7 +43,11 @@ var lsCommand = command{
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			for _, c := range nodes {
-				fmt.Fprintln(tw, strings.Join(describe(c), "\t"))
+				cols := describe(c)
+				for len(cols) > 2 && cols[len(cols)-1] == "" {
+					cols = cols[:len(cols)-1]
+				}
+				fmt.Fprintln(tw, strings.Join(cols, "\t"))
 			}
 			return tw.Flush()
 		}

@@ -4,19 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/zarrfs/zarrfs/store"
-	"github.com/zarrfs/zarrfs/store/dir"
+	"github.com/zarrfs/zarrfs/store/storeurl"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
 // openStore opens the store STORE names, read-only.
-func openStore(_ context.Context, spec string) (store.Store, error) {
-	st, err := dir.Open(spec, dir.Options{ReadOnly: true})
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", spec, err)
-	}
-	return st, nil
+func openStore(ctx context.Context, spec string) (store.Store, error) {
+	return storeurl.Open(ctx, spec, storeurl.Options{})
 }
 
 // opened is an opened store and hierarchy.
@@ -59,10 +56,10 @@ func (o *opened) node(ctx context.Context, path string) (*zarr.Node, error) {
 	return n, nil
 }
 
-// errorf names the store and the node in err.
+// errorf names the store and the node in err, unless the engine did.
 func (o *opened) errorf(path string, err error) error {
-	if path == "" || path == "/" {
-		path = "/"
+	if strings.Contains(err.Error(), o.st.String()) {
+		return err
 	}
-	return fmt.Errorf("%s: node %s: %w", o.st, path, err)
+	return fmt.Errorf("%s: node %q: %w", o.st, "/"+strings.Trim(path, "/"), err)
 }

@@ -2,12 +2,17 @@
 // real-looking Zarr v3 hierarchy with a v2 part, used by `zarrfs example`
 // and `zarrfs demo` and by tests. Its content is deterministic.
 //
-// The hierarchy holds a float32 temperature cube with CF-style attributes
-// and its coordinate arrays, an int16 image, a 0-d scalar, a partly written
-// array whose missing chunks read as the fill value, a Zarr v2 subgroup
-// with _ARRAY_DIMENSIONS, and one small array for every codec zarrfs can
-// write (chosen with codec.Registered, so the example grows as codecs are
-// added).
+// The v3 hierarchy holds a float32 temperature cube with CF-style
+// attributes and its coordinate arrays, an int16 image, a 0-d scalar, a
+// partly written array whose missing chunks read as the fill value,
+// variable-length strings, and one small array for every v3 codec zarrfs
+// can write (chosen with codec.Registered, so the example grows as codecs
+// are added).
+//
+// The folder v2/ holds a Zarr v2 hierarchy as xarray writes it: arrays
+// with _ARRAY_DIMENSIONS, Fortran order, big-endian data, "/" chunk keys
+// and one array per numcodecs compressor. A Zarr hierarchy has one format,
+// so v2/ is a hierarchy of its own: open or mount DIR/v2 to see it.
 package example
 
 import (
@@ -42,8 +47,8 @@ func Write(ctx context.Context, st zarr.WritableStore) error {
 	w.scalar()
 	w.sparse()
 	w.strings()
-	w.legacy()
 	w.codecs()
+	w.v2()
 	return w.err
 }
 
@@ -230,29 +235,69 @@ func (w *writer) sparse() {
 // Stations are the elements of the variable-length string array.
 var Stations = []string{"Reykjavík", "Zürich", "東京", "São Paulo", "McMurdo\nStation", `C:\weather`}
 
+// stationsChunk is the chunk length of the stations array.
+const stationsChunk = 4
+
+// strings writes the variable-length string array "stations". The engine
+// writes only fixed-size elements, so its chunks are encoded here with the
+// vlen-utf8 codec and stored under their default v3 chunk keys.
 func (w *writer) strings() {
-	if !codec.Registered("vlen-utf8") {
+	if !codec.Registered("vlen-utf8") || w.err != nil {
 		return
 	}
-	var data []byte
-	data = binary.LittleEndian.AppendUint32(data, uint32(len(Stations)))
-	for _, s := range Stations {
-		data = binary.LittleEndian.AppendUint32(data, uint32(len(s)))
-		data = append(data, s...)
-	}
-	w.array("stations", zarr.ArrayMeta{
-		Format: zarr.FormatV3, Shape: []int64{int64(len(Stations))}, ChunkShape: []int64{4},
+	const path = "stations"
+	if _, err := zarr.CreateArray(w.ctx, w.st, path, zarr.ArrayMeta{
+		Format: zarr.FormatV3, Shape: []int64{int64(len(Stations))}, ChunkShape: []int64{stationsChunk},
 		DataType: "string", FillValue: "",
 		Codecs:     []zarr.CodecSpec{{Name: "vlen-utf8"}},
 		Attributes: map[string]any{"long_name": "weather station names"},
-	}, whole(data))
+	}); err != nil {
+		w.err = fmt.Errorf("example: array %q: %w", path, err)
+		return
+	}
+	c, err := codec.New("vlen-utf8", nil)
+	if err != nil {
+		w.err = fmt.Errorf("example: array %q: %w", path, err)
+		return
+	}
+	enc, ok := c.(codec.ArrayToBytes)
+	if !ok {
+		w.err = fmt.Errorf("example: array %q: vlen-utf8 is not an array→bytes codec", path)
+		return
+	}
+	for i := 0; i < len(Stations); i += stationsChunk {
+		// A chunk always holds stationsChunk elements; past the end of the
+		// array they are the fill value "".
+		chunk := binary.LittleEndian.AppendUint32(nil, stationsChunk)
+		for k := i; k < i+stationsChunk; k++ {
+			s := ""
+			if k < len(Stations) {
+				s = Stations[k]
+			}
+			chunk = binary.LittleEndian.AppendUint32(chunk, uint32(len(s)))
+			chunk = append(chunk, s...)
+		}
+		spec := codec.ArraySpec{Shape: []int{stationsChunk}, DataType: codec.DataType{Name: "string"}}
+		data, err := enc.Encode(chunk, spec)
+		if err == nil {
+			err = w.st.Set(w.ctx, fmt.Sprintf("%s/c/%d", path, i/stationsChunk), data)
+		}
+		if err != nil {
+			w.err = fmt.Errorf("example: array %q: chunk %d: %w", path, i/stationsChunk, err)
+			return
+		}
+	}
 }
 
-// legacy writes a Zarr v2 subgroup, as xarray would: _ARRAY_DIMENSIONS,
-// Fortran-order chunks and a big-endian array.
-func (w *writer) legacy() {
-	w.group("legacy", zarr.GroupMeta{Format: zarr.FormatV2, Attributes: map[string]any{
-		"description": "a Zarr v2 group as xarray writes it",
+// V2Root is the folder of the example that holds its Zarr v2 hierarchy.
+const V2Root = "v2"
+
+// v2 writes the Zarr v2 hierarchy in V2Root, as xarray would:
+// _ARRAY_DIMENSIONS, Fortran-order chunks, a big-endian array, and one
+// array per numcodecs compressor.
+func (w *writer) v2() {
+	w.group(V2Root, zarr.GroupMeta{Format: zarr.FormatV2, Attributes: map[string]any{
+		"description": "a Zarr v2 hierarchy as xarray writes it",
 	}})
 	var comp *zarr.CodecSpec
 	if codec.Registered("zlib") {
@@ -267,7 +312,7 @@ func (w *writer) legacy() {
 			}
 		}
 	}
-	w.array("legacy/precipitation", zarr.ArrayMeta{
+	w.array(V2Root+"/precipitation", zarr.ArrayMeta{
 		Format: zarr.FormatV2, Shape: []int64{12, 30, 60}, ChunkShape: []int64{4, 10, 20},
 		DataType: "<f8", FillValue: "NaN", Order: "F", Compressor: comp,
 		Attributes: map[string]any{
@@ -280,11 +325,12 @@ func (w *writer) legacy() {
 	for i := range 50 {
 		counts = binary.LittleEndian.AppendUint32(counts, uint32(i*i*1000))
 	}
-	w.array("legacy/counts", zarr.ArrayMeta{
+	w.array(V2Root+"/counts", zarr.ArrayMeta{
 		Format: zarr.FormatV2, Shape: []int64{50}, ChunkShape: []int64{16},
 		DataType: ">i4", FillValue: 0, DimensionSeparator: "/", Compressor: comp,
 		Attributes: map[string]any{"_ARRAY_DIMENSIONS": []string{"n"}, "long_name": "big-endian counts"},
 	}, whole(counts))
+	w.v2Codecs()
 }
 
 // CodecSample returns the content of every array of the codecs groups: a
@@ -329,7 +375,7 @@ var v3Chains = []struct {
 
 var bytesLE = zarr.CodecSpec{Name: "bytes", Configuration: map[string]any{"endian": "little"}}
 
-// v2Compressors are the numcodecs compressors of the codecs_v2 group.
+// v2Compressors are the numcodecs compressors of the group V2Root/codecs.
 var v2Compressors = []zarr.CodecSpec{
 	{Name: "zlib", Configuration: map[string]any{"level": 1}},
 	{Name: "gzip", Configuration: map[string]any{"level": 1}},
@@ -340,8 +386,8 @@ var v2Compressors = []zarr.CodecSpec{
 	{Name: "lzma", Configuration: map[string]any{"format": 1, "check": -1, "preset": nil, "filters": nil}},
 }
 
-// codecs writes one small array per available codec: v3 chains in the
-// group "codecs", numcodecs compressors in the v2 group "codecs_v2".
+// codecs writes one small array per available v3 codec chain in the group
+// "codecs".
 func (w *writer) codecs() {
 	data := CodecSample()
 	w.group("codecs", zarr.GroupMeta{Format: zarr.FormatV3, Attributes: map[string]any{
@@ -356,17 +402,22 @@ func (w *writer) codecs() {
 			DataType: "int32", FillValue: 0, Codecs: c.codecs,
 		}, whole(data))
 	}
-	w.group("codecs_v2", zarr.GroupMeta{Format: zarr.FormatV2, Attributes: map[string]any{
+}
+
+// v2Codecs writes one small array per available numcodecs compressor in
+// the v2 group V2Root/codecs.
+func (w *writer) v2Codecs() {
+	w.group(V2Root+"/codecs", zarr.GroupMeta{Format: zarr.FormatV2, Attributes: map[string]any{
 		"description": "the same 20×30 int32 array stored with each numcodecs compressor zarrfs can write",
 	}})
 	for _, c := range v2Compressors {
 		if !codec.Registered(c.Name) {
 			continue
 		}
-		w.array("codecs_v2/"+c.Name, zarr.ArrayMeta{
+		w.array(V2Root+"/codecs/"+c.Name, zarr.ArrayMeta{
 			Format: zarr.FormatV2, Shape: []int64{20, 30}, ChunkShape: []int64{10, 10},
 			DataType: "<i4", FillValue: 0, Compressor: &c,
-		}, whole(data))
+		}, whole(CodecSample()))
 	}
 }
 

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of a running
+// command and the reads of a test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startDemo runs `zarrfs demo MOUNTPOINT` in-process and waits until the
+// mount is up and the demo has printed its help. Only stat and open (no reads) are done on the mount from
+// this process.
+func startDemo(t *testing.T) (mnt string, sigs chan os.Signal, done chan int, out *syncBuffer) {
+	t.Helper()
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		t.Skip("no /dev/fuse: FUSE is unavailable here")
+	}
+	t.Setenv("TMPDIR", t.TempDir())
+	mnt = t.TempDir()
+	sigs = make(chan os.Signal, 2)
+	done = make(chan int, 1)
+	out = &syncBuffer{}
+	go func() {
+		done <- run(context.Background(), &env{stdout: out, stderr: out, signals: sigs}, []string{"demo", mnt})
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_, err := os.Stat(filepath.Join(mnt, "temperature", "data.npy"))
+		if err == nil && strings.Contains(out.String(), "Ctrl-C") {
+			return mnt, sigs, done, out
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("demo exited with status %d before mounting:\n%s", code, out)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("demo did not mount within 20 s:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitExit waits for the command to exit and checks its status.
+func waitExit(t *testing.T, done chan int, within time.Duration, out *syncBuffer) {
+	t.Helper()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit status %d, want 0:\n%s", code, out)
+		}
+	case <-time.After(within):
+		t.Fatalf("did not exit within %v:\n%s", within, out)
+	}
+}
+
+func TestDemoSignalUnmounts(t *testing.T) {
+	mnt, sigs, done, out := startDemo(t)
+	for _, want := range []string{"ls -R", "od -A d -t f4 -N 64", "np.load(", "getfattr -d", "zarr.json"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("demo does not suggest %q:\n%s", want, out)
+		}
+	}
+	start := time.Now()
+	sigs <- syscall.SIGINT
+	waitExit(t, done, 5*time.Second, out)
+	t.Logf("unmounted and exited in %v", time.Since(start))
+	if es, err := os.ReadDir(mnt); err != nil || len(es) != 0 {
+		t.Errorf("mountpoint after exit: %d entries, %v; want an empty directory", len(es), err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "zarrfs-demo-store-*")); len(left) != 0 {
+		t.Errorf("demo left its temporary store behind: %v", left)
+	}
+}
+
+func TestSignalWithOpenFileDetaches(t *testing.T) {
+	mnt, sigs, done, out := startDemo(t)
+	f, err := os.Open(filepath.Join(mnt, "temperature", "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigs <- syscall.SIGTERM
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(out.String(), "detached") {
+		if time.Now().After(deadline) {
+			f.Close()
+			t.Fatalf("no lazy detach within 5 s:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := os.Stat(filepath.Join(mnt, "temperature")); err == nil {
+		t.Error("the mount is still visible after the detach")
+	}
+	select {
+	case code := <-done:
+		t.Fatalf("exited (status %d) while a file was still open", code)
+	default:
+	}
+	f.Close()
+	waitExit(t, done, 5*time.Second, out)
+}

@@ -1,0 +1,268 @@
+package fs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/store/dir"
+	"github.com/zarrfs/zarrfs/zarr"
+	"github.com/zarrfs/zarrfs/zarr/example"
+)
+
+// exampleDir writes the example hierarchy into a directory.
+func exampleDir(t *testing.T) string {
+	t.Helper()
+	path := t.TempDir()
+	st, err := dir.Open(path, dir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := example.Write(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// mountDir mounts the hierarchy in the directory path in-process. Only
+// listing, stat and xattr calls may be made on the mount from this
+// process: reads go through a subprocess in integration/.
+func mountDir(t *testing.T, path string) (string, *zarr.Hierarchy) {
+	t.Helper()
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		t.Skip("no /dev/fuse: FUSE is unavailable here")
+	}
+	st, err := dir.Open(path, dir.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	h, err := zarr.Open(context.Background(), st, zarr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mnt := t.TempDir()
+	srv, err := Mount(mnt, h, Config{FsName: "example", UID: 1234, GID: 5678, Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Skipf("cannot mount FUSE here: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Unmount(); err != nil {
+			t.Errorf("unmount: %v", err)
+		}
+	})
+	return mnt, h
+}
+
+// mountExample mounts the example's v3 hierarchy.
+func mountExample(t *testing.T) (string, *zarr.Hierarchy) {
+	t.Helper()
+	return mountDir(t, exampleDir(t))
+}
+
+func TestMountListing(t *testing.T) {
+	mnt, h := mountExample(t)
+	ctx := context.Background()
+
+	rootNames := names(t, mnt)
+	for _, want := range []string{"zarr.json", "info.txt", "temperature", "image", "gravity", "sparse", "lat", "codecs"} {
+		if !slices.Contains(rootNames, want) {
+			t.Errorf("root lists %v, missing %q", rootNames, want)
+		}
+	}
+	if got := names(t, filepath.Join(mnt, "temperature")); !slices.Equal(got, []string{"data", "data.npy", "info.txt", "zarr.json"}) {
+		t.Errorf("temperature lists %v", got)
+	}
+	for _, d := range []string{"", "temperature", "sparse", "codecs/sharding"} {
+		for _, n := range names(t, filepath.Join(mnt, d)) {
+			if n == "c" || n == "0" || n == "0.0" || n[0] == '_' && len(n) > 1 && n[1] == '_' {
+				t.Errorf("%s lists the chunk key or hidden name %q", d, n)
+			}
+		}
+	}
+
+	// Sizes: data is the array's content, data.npy the same behind a header.
+	temp, err := h.Node(ctx, "temperature")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(example.NumTimes * example.NumLats * example.NumLons * 4)
+	fi := stat(t, filepath.Join(mnt, "temperature", "data"))
+	if fi.Size() != want || temp.Array.Size() != want {
+		t.Errorf("data size %d (Array.Size %d), want %d", fi.Size(), temp.Array.Size(), want)
+	}
+	if fi.Mode() != 0o444 {
+		t.Errorf("data mode %v, want -r--r--r--", fi.Mode())
+	}
+	sys := fi.Sys().(*syscall.Stat_t)
+	if sys.Uid != 1234 || sys.Gid != 5678 || sys.Nlink != 1 {
+		t.Errorf("data uid %d gid %d nlink %d, want 1234 5678 1", sys.Uid, sys.Gid, sys.Nlink)
+	}
+	hdr := NpyHeader("<f4", []int64{example.NumTimes, example.NumLats, example.NumLons})
+	if got := stat(t, filepath.Join(mnt, "temperature", "data.npy")).Size(); got != want+int64(len(hdr)) {
+		t.Errorf("data.npy size %d, want %d", got, want+int64(len(hdr)))
+	}
+	var doc []byte
+	for _, d := range temp.Documents {
+		if d.Name == "zarr.json" {
+			doc = d.Data
+		}
+	}
+	if got := stat(t, filepath.Join(mnt, "temperature", "zarr.json")).Size(); got != int64(len(doc)) || len(doc) == 0 {
+		t.Errorf("zarr.json size %d, want %d", got, len(doc))
+	}
+	if got := stat(t, filepath.Join(mnt, "gravity", "data")).Size(); got != 8 {
+		t.Errorf("0-d float64 data size %d, want 8", got)
+	}
+
+	// Directories: 0555, stable inode numbers, link counts.
+	d := stat(t, filepath.Join(mnt, "codecs"))
+	if d.Mode() != os.ModeDir|0o555 {
+		t.Errorf("codecs mode %v, want dr-xr-xr-x", d.Mode())
+	}
+	subdirs := 0
+	for _, n := range names(t, filepath.Join(mnt, "codecs")) {
+		if stat(t, filepath.Join(mnt, "codecs", n)).IsDir() {
+			subdirs++
+		}
+	}
+	if n := d.Sys().(*syscall.Stat_t).Nlink; n != uint64(2+subdirs) || subdirs < 2 {
+		t.Errorf("codecs nlink %d, want 2 + %d subdirectories", n, subdirs)
+	}
+	ino1 := stat(t, filepath.Join(mnt, "image", "data")).Sys().(*syscall.Stat_t).Ino
+	ino2 := stat(t, filepath.Join(mnt, "image", "data.npy")).Sys().(*syscall.Stat_t).Ino
+	if ino1 != ino("image", "data") || ino1 == ino2 {
+		t.Errorf("inode numbers %d, %d are not the stable hashes", ino1, ino2)
+	}
+}
+
+func TestMountXattrs(t *testing.T) {
+	mnt, _ := mountExample(t)
+	for _, c := range []struct{ file, attr, want string }{
+		{"temperature", "user.zarr.shape", "24,90,180"},
+		{"temperature/data", "user.zarr.dtype", "<f4"},
+		{"temperature/data", "user.zarr.dimension_names", "time,lat,lon"},
+		{"temperature/data", "user.zarr.chunks", "6,45,90"},
+		{"gravity/data", "user.zarr.shape", ""},
+		{"", "user.zarr.format", "3"},
+		{"sparse/data", "user.zarr.fill_value", "255"},
+	} {
+		buf := make([]byte, 256)
+		n, err := syscall.Getxattr(filepath.Join(mnt, c.file), c.attr, buf)
+		if err != nil {
+			t.Errorf("getxattr %s %s: %v", c.file, c.attr, err)
+			continue
+		}
+		if got := string(buf[:n]); got != c.want {
+			t.Errorf("%s %s = %q, want %q", c.file, c.attr, got, c.want)
+		}
+	}
+	buf := make([]byte, 1024)
+	n, err := syscall.Listxattr(filepath.Join(mnt, "temperature", "data"), buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bytes.Count(buf[:n], []byte{0}); got != 7 {
+		t.Errorf("listxattr gives %d names, want 7: %q", got, buf[:n])
+	}
+}
+
+func TestMountV2(t *testing.T) {
+	mnt, _ := mountDir(t, filepath.Join(exampleDir(t), example.V2Root))
+	if got := names(t, filepath.Join(mnt, "precipitation")); !slices.Equal(got, []string{".zarray", ".zattrs", "data", "data.npy", "info.txt"}) {
+		t.Errorf("precipitation lists %v", got)
+	}
+	if got := names(t, filepath.Join(mnt, "counts")); !slices.Equal(got, []string{".zarray", ".zattrs", "data", "data.npy", "info.txt"}) {
+		t.Errorf("counts (\"/\" chunk keys) lists %v", got)
+	}
+	if got := stat(t, filepath.Join(mnt, "precipitation", "data")).Size(); got != 12*30*60*8 {
+		t.Errorf("precipitation data size %d", got)
+	}
+	for _, c := range []struct{ file, attr, want string }{
+		{"counts/data", "user.zarr.dtype", "<i4"},
+		{"counts", "user.zarr.format", "2"},
+		{"", "user.zarr.format", "2"},
+		{"precipitation/data.npy", "user.zarr.dimension_names", "month,lat,lon"},
+	} {
+		buf := make([]byte, 256)
+		n, err := syscall.Getxattr(filepath.Join(mnt, c.file), c.attr, buf)
+		if err != nil || string(buf[:n]) != c.want {
+			t.Errorf("%s %s = %q, %v; want %q", c.file, c.attr, buf[:max(n, 0)], err, c.want)
+		}
+	}
+}
+
+func TestMountReadOnly(t *testing.T) {
+	mnt, _ := mountExample(t)
+	for name, op := range map[string]func() error{
+		"mkdir":  func() error { return os.Mkdir(filepath.Join(mnt, "new"), 0o755) },
+		"create": func() error { return os.WriteFile(filepath.Join(mnt, "new.txt"), nil, 0o644) },
+		"open for writing": func() error {
+			f, err := os.OpenFile(filepath.Join(mnt, "temperature", "data"), os.O_WRONLY, 0)
+			if err == nil {
+				f.Close()
+			}
+			return err
+		},
+		"truncate": func() error { return os.Truncate(filepath.Join(mnt, "temperature", "data"), 0) },
+		"rename":   func() error { return os.Rename(filepath.Join(mnt, "image"), filepath.Join(mnt, "image2")) },
+		"unlink":   func() error { return os.Remove(filepath.Join(mnt, "temperature", "zarr.json")) },
+		"rmdir":    func() error { return syscall.Rmdir(filepath.Join(mnt, "codecs")) },
+		"chmod":    func() error { return os.Chmod(filepath.Join(mnt, "temperature", "data"), 0o644) },
+		"setxattr": func() error {
+			return syscall.Setxattr(filepath.Join(mnt, "temperature", "data"), "user.zarr.shape", []byte("1"), 0)
+		},
+		"removexattr": func() error { return syscall.Removexattr(filepath.Join(mnt, "temperature"), "user.zarr.shape") },
+	} {
+		if err := op(); !errors.Is(err, syscall.EROFS) {
+			t.Errorf("%s: %v, want EROFS", name, err)
+		}
+	}
+}
+
+func TestMountStale(t *testing.T) {
+	if err := CheckMountpoint(t.TempDir()); err != nil {
+		t.Errorf("empty directory: %v", err)
+	}
+	f := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckMountpoint(f); err == nil {
+		t.Error("a regular file is accepted as a mountpoint")
+	}
+	err := error(&StaleMountError{Mountpoint: "/mnt/x"})
+	if !errors.Is(err, syscall.ENOTCONN) || !bytes.Contains([]byte(err.Error()), []byte("fusermount3 -u /mnt/x")) {
+		t.Errorf("stale mount error %q does not name the command that clears it", err)
+	}
+}
+
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ns []string
+	for _, e := range es {
+		ns = append(ns, e.Name())
+	}
+	return ns
+}
+
+func stat(t *testing.T, p string) os.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
+}
