@@ -268,23 +268,3 @@ func halfFromFloat64(f float64) uint16 {
 	}
 	return sign | uint16(e+15)<<10 | uint16(m)
 }
-
-// halfToFloat64 converts IEEE 754 binary16 bits to a float64.
-func halfToFloat64(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	e := int(h>>10) & 0x1f
-	m := float64(h & 0x3ff)
-	switch e {
-	case 0:
-		return sign * m * 0x1p-24
-	case 31:
-		if m != 0 {
-			return math.NaN()
-		}
-		return math.Inf(int(sign))
-	}
-	return sign * math.Ldexp(1+m/1024, e-15)
-}

@@ -1,0 +1,111 @@
+package zarr
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/memory"
+)
+
+// keyCounter counts Get calls per key.
+type keyCounter struct {
+	store.Store
+	mu   sync.Mutex
+	gets map[string]int
+}
+
+func (c *keyCounter) Get(ctx context.Context, key string) ([]byte, error) {
+	c.mu.Lock()
+	c.gets[key]++
+	c.mu.Unlock()
+	return c.Store.Get(ctx, key)
+}
+
+func TestChunkDecodedOnce(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{64, 64}, ChunkShape: []int64{32, 32}, DataType: "float64", FillValue: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.WriteAt(ctx, make([]byte, a.Size()), 0); err != nil {
+		t.Fatal(err)
+	}
+	st := &keyCounter{Store: mem, gets: map[string]int{}}
+	h, err := Open(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := h.Node(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var failed atomic.Bool
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := make([]byte, 8*64)
+			if _, err := n.Array.ReadAt(ctx, p, int64(i%4)*8*64); err != nil {
+				failed.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	if failed.Load() {
+		t.Fatal("a concurrent ReadAt failed")
+	}
+	for _, key := range []string{"a/c/0/0", "a/c/0/1"} {
+		if st.gets[key] != 1 {
+			t.Errorf("chunk %s read %d times, want 1", key, st.gets[key])
+		}
+	}
+	if st.gets["a/c/1/0"] != 0 {
+		t.Errorf("chunk a/c/1/0 read though not needed")
+	}
+}
+
+func TestCacheBounded(t *testing.T) {
+	c := newChunkCache(1000)
+	ctx := context.Background()
+	loads := 0
+	for i := range 50 {
+		_, err := c.get(ctx, fmt.Sprint(i), func(context.Context) (*chunkValue, error) {
+			loads++
+			return &chunkValue{fixed: make([]byte, 100)}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.size > c.limit || c.lru.Len() != len(c.items) || c.lru.Len() == 0 {
+		t.Errorf("size %d of limit %d with %d entries (%d in map)", c.size, c.limit, c.lru.Len(), len(c.items))
+	}
+	// The most recent entry is cached, the first one evicted.
+	for key, want := range map[string]int{"49": 50, "0": 51} {
+		c.get(ctx, key, func(context.Context) (*chunkValue, error) {
+			loads++
+			return &chunkValue{fixed: make([]byte, 100)}, nil
+		})
+		if loads != want {
+			t.Errorf("after get %s: %d loads, want %d", key, loads, want)
+		}
+	}
+	// Values too big for the cache are not kept.
+	c.get(ctx, "big", func(context.Context) (*chunkValue, error) { return &chunkValue{fixed: make([]byte, 900)}, nil })
+	if c.lookup("big") != nil {
+		t.Error("a value of most of the cache's size was cached")
+	}
+	c.remove("49")
+	if c.lookup("49") != nil {
+		t.Error("remove did not remove")
+	}
+}

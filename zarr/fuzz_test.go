@@ -1,0 +1,150 @@
+package zarr
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/store/memory"
+)
+
+// halfToFloat64 converts IEEE 754 binary16 bits to a float64.
+func halfToFloat64(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	e := int(h>>10) & 0x1f
+	m := float64(h & 0x3ff)
+	switch e {
+	case 0:
+		return sign * m * 0x1p-24
+	case 31:
+		if m != 0 {
+			return math.NaN()
+		}
+		return math.Inf(int(sign))
+	}
+	return sign * math.Ldexp(1+m/1024, e-15)
+}
+
+func TestHalfRoundTrip(t *testing.T) {
+	// Every finite half converts to float64 and back to itself.
+	for h := range uint32(1 << 16) {
+		f := halfToFloat64(uint16(h))
+		if math.IsNaN(f) {
+			continue
+		}
+		if got := halfFromFloat64(f); got != uint16(h) {
+			t.Fatalf("half %#04x → %v → %#04x", h, f, got)
+		}
+	}
+	// Halfway cases round to even.
+	if got := halfFromFloat64(1 + 1.0/2048); got != 0x3c00 {
+		t.Errorf("1+2^-11 → %#04x, want 0x3c00", got)
+	}
+	if got := halfFromFloat64(1 + 3.0/2048); got != 0x3c02 {
+		t.Errorf("1+3·2^-11 → %#04x, want 0x3c02", got)
+	}
+}
+
+func FuzzParseV2Array(f *testing.F) {
+	f.Add([]byte(`{"zarr_format": 2, "shape": [10, 20], "chunks": [5, 5], "dtype": "<f4", "compressor": {"id": "zlib", "level": 1}, "filters": null, "fill_value": "NaN", "order": "F"}`))
+	f.Add([]byte(`{"zarr_format": 2, "shape": [], "chunks": [], "dtype": "|O", "filters": [{"id": "vlen-utf8"}], "fill_value": ""}`))
+	f.Add([]byte(`{"zarr_format": 2, "shape": [3], "chunks": [1], "dtype": "<U3", "fill_value": "abc", "dimension_separator": "/"}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		a, err := parseV2Array(doc, json.RawMessage(`{"_ARRAY_DIMENSIONS": ["x"]}`))
+		if err == nil && a.Err == nil && a.Size() < 0 {
+			t.Errorf("negative size %d", a.Size())
+		}
+	})
+}
+
+func FuzzParseV3Array(f *testing.F) {
+	f.Add([]byte(v3Array(`[{"name": "bytes"}, {"name": "gzip", "configuration": {"level": 1}}]`)))
+	f.Add([]byte(`{"zarr_format": 3, "node_type": "array", "shape": [2, 3], "data_type": {"name": "fixed_length_utf32", "configuration": {"length_bytes": 8}}, "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [1, 2]}}, "chunk_key_encoding": {"name": "v2", "configuration": {"separator": "/"}}, "fill_value": "ab", "codecs": [{"name": "transpose", "configuration": {"order": [1, 0]}}, {"name": "bytes", "configuration": {"endian": "big"}}], "dimension_names": ["x", null]}`))
+	f.Add([]byte(`{"zarr_format": 3, "node_type": "group", "x": {"must_understand": false}}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		n, err := parseV3Node(doc)
+		if err != nil || n.kind != KindArray {
+			return
+		}
+		if a, err := parseV3Array(n); err == nil && a.Err == nil && a.Size() < 0 {
+			t.Errorf("negative size %d", a.Size())
+		}
+	})
+}
+
+func FuzzTypestr(f *testing.F) {
+	for _, s := range []string{"<f4", ">i8", "|b1", "|S7", "<U7", "|V8", "<M8[ns]", "<m8[10s]", "|O"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		dt, err := parseTypestr(s)
+		if err == nil && dt.kind != 'O' && (dt.Size <= 0 || dt.NumPy == "") {
+			t.Errorf("%q parsed to %+v", s, dt)
+		}
+	})
+}
+
+func FuzzFillValue(f *testing.F) {
+	f.Add(`"float16"`, `"0x7e00"`, true)
+	f.Add(`"complex128"`, `[1, "-Infinity"]`, true)
+	f.Add(`"uint64"`, `18446744073709551615`, true)
+	f.Add(`"r24"`, `[1, 2, 3]`, true)
+	f.Add(`"<U3"`, `"abc"`, false)
+	f.Add(`"|S2"`, `"YWI="`, false)
+	f.Fuzz(func(t *testing.T, dtypeJSON, fill string, v3 bool) {
+		var dt dtype
+		var err error
+		format := FormatV2
+		if v3 {
+			format = FormatV3
+			dt, err = parseV3DataType(json.RawMessage(dtypeJSON))
+		} else {
+			dt, err = parseV2DataType(json.RawMessage(dtypeJSON))
+		}
+		if err != nil || dt.Size > 1<<16 {
+			return
+		}
+		b, err := parseFillValue(dt, json.RawMessage(fill), format)
+		if err == nil && !dt.Variable() && len(b) != dt.Size {
+			t.Errorf("fill %s for %s: %d bytes, want %d", fill, dtypeJSON, len(b), dt.Size)
+		}
+	})
+}
+
+// FuzzReadChunk reads arrays whose stored chunks are arbitrary bytes: the
+// engine must fail cleanly, never panic or return short reads.
+func FuzzReadChunk(f *testing.F) {
+	f.Add([]byte{1, 2, 3}, false)
+	f.Add([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0}, true)
+	f.Fuzz(func(t *testing.T, chunk []byte, gzip bool) {
+		ctx := context.Background()
+		codecs := `[{"name": "bytes", "configuration": {"endian": "big"}}]`
+		if gzip {
+			codecs = `[{"name": "bytes", "configuration": {"endian": "big"}}, {"name": "gzip", "configuration": {"level": 1}}]`
+		}
+		doc := `{"zarr_format": 3, "node_type": "array", "shape": [3, 3], "data_type": "int16",
+		"chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 2]}},
+		"chunk_key_encoding": {"name": "default"}, "fill_value": 1, "codecs": ` + codecs + `}`
+		st, err := memory.FromMap(map[string][]byte{"zarr.json": []byte(doc), "c/0/0": chunk, "c/1/1": chunk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := Open(ctx, st, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := h.Node(ctx, "")
+		if err != nil || n.Array == nil || n.Array.Err != nil {
+			t.Fatalf("node: %v", err)
+		}
+		p := make([]byte, 18)
+		k, err := n.Array.ReadAt(ctx, p, 0)
+		if err == nil && k != 18 {
+			t.Errorf("ReadAt = %d bytes without an error", k)
+		}
+	})
+}
