@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -63,8 +64,9 @@ type RangeReader interface {
 // region of a chunk from ranged reads of it.
 type PartialDecoder interface {
 	// DecodeRegion returns the elements of the box of the given shape at
-	// start (both in elements, relative to the chunk described by decoded)
-	// in C order, little-endian, as Decode would return them for that box.
+	// start (both in elements, relative to the whole chunk, which decoded
+	// describes) in C order, little-endian: the box of what Decode of the
+	// whole chunk returns.
 	DecodeRegion(ctx context.Context, r RangeReader, decoded ArraySpec, start, shape []int) ([]byte, error)
 }
 
@@ -80,16 +82,22 @@ type PartialDecoder interface {
 // shards that overhang the edge of the array: the caller crops.
 //
 // How the engine reads a sharded array (one whose codec pipeline is this
-// codec alone, Pipeline.Codecs() has length 1):
+// codec alone: Pipeline.Codecs() is one *Sharding):
 //
 //   - Whole shards (a read that covers a shard, or read-ahead) can simply
-//     use Pipeline.Decode on the whole stored value.
-//   - For a small read, call ReadIndex once per shard key, keep the
-//     *ShardIndex in a cache keyed by the shard's store key (ShardIndex.Size
-//     gives its memory footprint; it is immutable and safe to share), and
-//     call DecodeRegionWithIndex for each region: it reads only the inner
-//     chunks the region needs, adjacent ones coalesced into one range read.
-//     DecodeRegion does both steps without a cache.
+//     use Pipeline.Decode on the whole stored value: one Get, no range
+//     requests.
+//   - For a small read, wrap the shard's key in a RangeReader
+//     (ReadRange → store GetRange(key, store.Range(off, n)), ReadSuffix →
+//     GetRange(key, store.SuffixRange(n))), call ReadIndex once per shard
+//     key, keep the *ShardIndex in a cache keyed by the shard's store key
+//     (ShardIndex.Size gives its memory footprint; it is immutable and
+//     safe to share), and call DecodeRegionWithIndex for each region (in
+//     shard coordinates, inside the whole shard shape): it reads only the
+//     inner chunks the region needs, neighbouring ones coalesced into one
+//     range read. DecodeRegion does both steps without a cache. For a
+//     store whose values may change (a live store), drop the cached index
+//     with the shard.
 //   - A shard that does not exist makes ReadIndex fail with an error
 //     matching fs.ErrNotExist (whatever the RangeReader returned, wrapped):
 //     the engine reads such a shard as the fill value, as for any missing
@@ -361,7 +369,8 @@ type ShardIndex struct {
 func (x *ShardIndex) NumChunks() int { return x.numChunks }
 
 // Chunk returns where inner chunk i (its C-order position in the shard's
-// grid of inner chunks) is stored; ok is false when it is absent.
+// grid of inner chunks, 0 ≤ i < NumChunks()) is stored; ok is false when
+// it is absent.
 func (x *ShardIndex) Chunk(i int) (offset, nbytes int64, ok bool) {
 	off, n := x.entries[2*i], x.entries[2*i+1]
 	if off == shardMissing {
@@ -408,7 +417,7 @@ func (l *shardLayout) parseIndex(enc []byte, lo, hi uint64) (*ShardIndex, error)
 		case off == shardMissing && n == shardMissing:
 			continue
 		case off == shardMissing || n == shardMissing:
-			return nil, Corruptf(shardingName, "inner chunk %d: offset %d, nbytes %d: only one of them marks it missing", i, int64(off), int64(n))
+			return nil, Corruptf(shardingName, "inner chunk %d: offset %d, nbytes %d: only one of them marks it missing", i, off, n)
 		case off < lo:
 			return nil, Corruptf(shardingName, "inner chunk %d at offset %d overlaps the index (%d bytes at the start)", i, off, lo)
 		case off > hi || n > hi-off:
@@ -701,15 +710,7 @@ func shardFetch(ctx context.Context, r RangeReader, pieces []shardPiece) ([][]by
 	for k := range order {
 		order[k] = k
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		if c := pieces[a].offset - pieces[b].offset; c != 0 {
-			if c < 0 {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(pieces[a].offset, pieces[b].offset) })
 	out := make([][]byte, len(pieces))
 	for k := 0; k < len(order); {
 		first := pieces[order[k]]

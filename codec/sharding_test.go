@@ -901,3 +901,41 @@ func TestShardPeerZarrita(t *testing.T) {
 		})
 	}
 }
+
+// TestNewSharding builds the codec in Go, as the engine does for the
+// sharding storage transformer of the 2022 v3 draft (raw index at the end).
+func TestNewSharding(t *testing.T) {
+	raw, err := New("bytes", Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSharding([]int{1, 2}, []Codec{raw}, []Codec{raw}, IndexAtEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := shardSpec([]int{2, 2}, "uint8", 1, 0)
+	// Chunk (1, 0) first, chunk (0, 0) after it.
+	shard := slices.Concat([]byte{3, 4, 1, 2}, shardIndexBytes(false, 2, 2, 0, 2))
+	got, err := s.Decode(shard, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalShard(t, "Decode", got, []byte{1, 2, 3, 4})
+	for _, c := range []struct {
+		chunk        []int
+		inner, index []Codec
+		loc          IndexLocation
+	}{
+		{[]int{0}, []Codec{raw}, []Codec{raw}, IndexAtEnd},
+		{[]int{1}, nil, []Codec{raw}, IndexAtEnd},
+		{[]int{1}, []Codec{raw}, nil, IndexAtStart},
+		{[]int{1}, []Codec{raw}, []Codec{raw}, IndexLocation(7)},
+	} {
+		if _, err := NewSharding(c.chunk, c.inner, c.index, c.loc); err == nil {
+			t.Errorf("NewSharding(%v, %v, %v, %v): no error", c.chunk, c.inner, c.index, c.loc)
+		}
+	}
+	if IndexAtStart.String() != "start" || IndexAtEnd.String() != "end" {
+		t.Errorf("IndexLocation strings %q, %q", IndexAtStart, IndexAtEnd)
+	}
+}
