@@ -88,14 +88,19 @@ func fillValue(t dtype, raw json.RawMessage, format Format) ([]byte, error) {
 			i += 4
 		}
 		return out, nil
-	case 's':
+	case 's', 'y':
+		if format == FormatV2 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
+			// zarr-python 2 writes 0 for object arrays: the empty element.
+			return nil, nil
+		}
+		if t.kind == 'y' {
+			return byteFill(raw, format)
+		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, fmt.Errorf("a string fill value must be a JSON string")
 		}
 		return []byte(s), nil
-	case 'y':
-		return byteFill(raw, format)
 	}
 	return nil, fmt.Errorf("no fill values for this data type")
 }
