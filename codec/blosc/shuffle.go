@@ -28,41 +28,93 @@ func (s Shuffle) String() string {
 	return "shuffle(" + strconv.Itoa(int(s)) + ")"
 }
 
+// The fast paths for typesizes 2, 4 and 8 move 8 elements at a time: one
+// 64-bit word from each stream, transposed as a matrix of bytes in
+// registers (SWAR): each step exchanges the bytes a mask selects in one
+// word with the ones a shift lower in another.
+const (
+	mask8  = 0x00FF00FF00FF00FF
+	mask16 = 0x0000FFFF0000FFFF
+	mask32 = 0x00000000FFFFFFFF
+)
+
+// transpose4 turns four stream words (byte k of word j: byte j of element
+// k) into words holding elements j (low half) and j+4 (high half), and back.
+func transpose4(r0, r1, r2, r3 uint64) (uint64, uint64, uint64, uint64) {
+	t := ((r0 >> 8) ^ r1) & mask8
+	r1 ^= t
+	r0 ^= t << 8
+	t = ((r2 >> 8) ^ r3) & mask8
+	r3 ^= t
+	r2 ^= t << 8
+	t = ((r0 >> 16) ^ r2) & mask16
+	r2 ^= t
+	r0 ^= t << 16
+	t = ((r1 >> 16) ^ r3) & mask16
+	r3 ^= t
+	r1 ^= t << 16
+	return r0, r1, r2, r3
+}
+
+// transpose8 transposes an 8×8 byte matrix held in eight words.
+func transpose8(r0, r1, r2, r3, r4, r5, r6, r7 uint64) (uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64) {
+	r0, r1, r2, r3 = transpose4(r0, r1, r2, r3)
+	r4, r5, r6, r7 = transpose4(r4, r5, r6, r7)
+	t := ((r0 >> 32) ^ r4) & mask32
+	r4 ^= t
+	r0 ^= t << 32
+	t = ((r1 >> 32) ^ r5) & mask32
+	r5 ^= t
+	r1 ^= t << 32
+	t = ((r2 >> 32) ^ r6) & mask32
+	r6 ^= t
+	r2 ^= t << 32
+	t = ((r3 >> 32) ^ r7) & mask32
+	r7 ^= t
+	r3 ^= t << 32
+	return r0, r1, r2, r3, r4, r5, r6, r7
+}
+
 // shuffle writes the byte-shuffled src to dst (same length): the n =
 // len/ts elements' byte j go to dst[j*n:(j+1)*n]; the len%ts trailing bytes
 // are copied as they are.
 func shuffle(dst, src []byte, ts int) {
 	n := len(src) / ts
+	fast := 0 // elements done by a fast path
+	le := binary.LittleEndian
 	switch ts {
-	case 2:
-		d0, d1 := dst[:n], dst[n:2*n]
-		for i := range d0 {
-			v := binary.LittleEndian.Uint16(src[2*i:])
-			d0[i], d1[i] = byte(v), byte(v>>8)
-		}
 	case 4:
-		d0, d1, d2, d3 := dst[:n], dst[n:2*n], dst[2*n:3*n], dst[3*n:4*n]
-		for i := range d0 {
-			v := binary.LittleEndian.Uint32(src[4*i:])
-			d0[i], d1[i], d2[i], d3[i] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+		for ; fast+8 <= n; fast += 8 {
+			in := src[4*fast : 4*fast+32]
+			r0, r1, r2, r3 := transpose4(
+				uint64(le.Uint32(in[0:]))|uint64(le.Uint32(in[16:]))<<32,
+				uint64(le.Uint32(in[4:]))|uint64(le.Uint32(in[20:]))<<32,
+				uint64(le.Uint32(in[8:]))|uint64(le.Uint32(in[24:]))<<32,
+				uint64(le.Uint32(in[12:]))|uint64(le.Uint32(in[28:]))<<32)
+			le.PutUint64(dst[fast:], r0)
+			le.PutUint64(dst[n+fast:], r1)
+			le.PutUint64(dst[2*n+fast:], r2)
+			le.PutUint64(dst[3*n+fast:], r3)
 		}
 	case 8:
-		d := [8][]byte{}
-		for j := range d {
-			d[j] = dst[j*n : (j+1)*n]
+		for ; fast+8 <= n; fast += 8 {
+			in := src[8*fast : 8*fast+64]
+			r0, r1, r2, r3, r4, r5, r6, r7 := transpose8(le.Uint64(in[0:]), le.Uint64(in[8:]), le.Uint64(in[16:]), le.Uint64(in[24:]),
+				le.Uint64(in[32:]), le.Uint64(in[40:]), le.Uint64(in[48:]), le.Uint64(in[56:]))
+			le.PutUint64(dst[fast:], r0)
+			le.PutUint64(dst[n+fast:], r1)
+			le.PutUint64(dst[2*n+fast:], r2)
+			le.PutUint64(dst[3*n+fast:], r3)
+			le.PutUint64(dst[4*n+fast:], r4)
+			le.PutUint64(dst[5*n+fast:], r5)
+			le.PutUint64(dst[6*n+fast:], r6)
+			le.PutUint64(dst[7*n+fast:], r7)
 		}
-		for i := range n {
-			v := binary.LittleEndian.Uint64(src[8*i:])
-			for j := range d {
-				d[j][i] = byte(v >> (8 * j))
-			}
-		}
-	default:
-		for j := range ts {
-			row := dst[j*n : (j+1)*n]
-			for i := range row {
-				row[i] = src[i*ts+j]
-			}
+	}
+	for j := range ts {
+		row := dst[j*n : (j+1)*n]
+		for i := fast; i < n; i++ {
+			row[i] = src[i*ts+j]
 		}
 	}
 	copy(dst[n*ts:], src[n*ts:])
@@ -71,32 +123,53 @@ func shuffle(dst, src []byte, ts int) {
 // unshuffle undoes shuffle.
 func unshuffle(dst, src []byte, ts int) {
 	n := len(src) / ts
+	fast := 0
+	le := binary.LittleEndian
 	switch ts {
 	case 2:
 		s0, s1 := src[:n], src[n:2*n]
-		for i := range s0 {
-			binary.LittleEndian.PutUint16(dst[2*i:], uint16(s0[i])|uint16(s1[i])<<8)
+		for ; fast+8 <= n; fast += 8 {
+			// Two steps of the transpose leave elements 0,1,4,5 in r0
+			// and 2,3,6,7 in r1.
+			r0, r1 := le.Uint64(s0[fast:]), le.Uint64(s1[fast:])
+			t := ((r0 >> 8) ^ r1) & mask8
+			r1 ^= t
+			r0 ^= t << 8
+			t = ((r0 >> 16) ^ r1) & mask16
+			r1 ^= t
+			r0 ^= t << 16
+			out := dst[2*fast : 2*fast+16]
+			le.PutUint64(out, r0&mask32|r1<<32)
+			le.PutUint64(out[8:], r0>>32|r1&^mask32)
 		}
 	case 4:
-		s0, s1, s2, s3 := src[:n], src[n:2*n], src[2*n:3*n], src[3*n:4*n]
-		for i := range s0 {
-			binary.LittleEndian.PutUint32(dst[4*i:],
-				uint32(s0[i])|uint32(s1[i])<<8|uint32(s2[i])<<16|uint32(s3[i])<<24)
+		for ; fast+8 <= n; fast += 8 {
+			r0, r1, r2, r3 := transpose4(le.Uint64(src[fast:]), le.Uint64(src[n+fast:]), le.Uint64(src[2*n+fast:]), le.Uint64(src[3*n+fast:]))
+			out := dst[4*fast : 4*fast+32]
+			le.PutUint64(out[0:], r0&mask32|r1<<32)
+			le.PutUint64(out[8:], r2&mask32|r3<<32)
+			le.PutUint64(out[16:], r0>>32|r1&^mask32)
+			le.PutUint64(out[24:], r2>>32|r3&^mask32)
 		}
 	case 8:
-		s0, s1, s2, s3 := src[:n], src[n:2*n], src[2*n:3*n], src[3*n:4*n]
-		s4, s5, s6, s7 := src[4*n:5*n], src[5*n:6*n], src[6*n:7*n], src[7*n:8*n]
-		for i := range s0 {
-			binary.LittleEndian.PutUint64(dst[8*i:],
-				uint64(s0[i])|uint64(s1[i])<<8|uint64(s2[i])<<16|uint64(s3[i])<<24|
-					uint64(s4[i])<<32|uint64(s5[i])<<40|uint64(s6[i])<<48|uint64(s7[i])<<56)
+		for ; fast+8 <= n; fast += 8 {
+			r0, r1, r2, r3, r4, r5, r6, r7 := transpose8(le.Uint64(src[fast:]), le.Uint64(src[n+fast:]), le.Uint64(src[2*n+fast:]), le.Uint64(src[3*n+fast:]),
+				le.Uint64(src[4*n+fast:]), le.Uint64(src[5*n+fast:]), le.Uint64(src[6*n+fast:]), le.Uint64(src[7*n+fast:]))
+			out := dst[8*fast : 8*fast+64]
+			le.PutUint64(out[0:], r0)
+			le.PutUint64(out[8:], r1)
+			le.PutUint64(out[16:], r2)
+			le.PutUint64(out[24:], r3)
+			le.PutUint64(out[32:], r4)
+			le.PutUint64(out[40:], r5)
+			le.PutUint64(out[48:], r6)
+			le.PutUint64(out[56:], r7)
 		}
-	default:
-		for j := range ts {
-			row := src[j*n : (j+1)*n]
-			for i, b := range row {
-				dst[i*ts+j] = b
-			}
+	}
+	for j := range ts {
+		row := src[j*n : (j+1)*n]
+		for i := fast; i < n; i++ {
+			dst[i*ts+j] = row[i]
 		}
 	}
 	copy(dst[n*ts:], src[n*ts:])
