@@ -306,10 +306,7 @@ func shardSpecKey(spec ArraySpec) string {
 
 // newLayout checks the codec against decoded and builds its pipelines.
 func (s *Sharding) newLayout(decoded ArraySpec) (*shardLayout, error) {
-	if decoded.DataType.Variable() {
-		return nil, Unsupportedf("%s with variable-length data type %s", shardingName, decoded.DataType.Name)
-	}
-	if len(decoded.FillValue) != decoded.DataType.Size {
+	if !decoded.DataType.Variable() && len(decoded.FillValue) != decoded.DataType.Size {
 		return nil, fmt.Errorf("%s: fill value of %d bytes for %s elements of %d bytes",
 			shardingName, len(decoded.FillValue), decoded.DataType.Name, decoded.DataType.Size)
 	}
@@ -470,23 +467,55 @@ type shardPiece struct {
 // ones it is given, in order.
 func (s *Sharding) decodeRegion(l *shardLayout, idx *ShardIndex, start, shape []int,
 	fetch func([]shardPiece) ([][]byte, error)) ([]byte, error) {
-	rank := len(shape)
-	itemSize := l.spec.DataType.Size
-	n := itemSize
+	count := 1
 	for _, d := range shape {
-		n *= d // shape lies inside the shard, whose size the engine checked
+		count *= d // shape lies inside the shard, whose size the engine checked
 	}
-	out := make([]byte, n)
-	if n == 0 {
-		return out, nil
+	present, missing := s.pieces(l, idx, start, shape, count)
+	var stored [][]byte
+	if len(present) > 0 {
+		var err error
+		if stored, err = fetch(present); err != nil {
+			return nil, err
+		}
 	}
-	// The grid range of inner chunks the region touches.
+	if l.spec.DataType.Variable() {
+		return s.decodeVlenRegion(l, start, shape, count, present, missing, stored)
+	}
+	itemSize := l.spec.DataType.Size
+	out := make([]byte, count*itemSize)
+	for _, p := range missing {
+		_, dstStart, size := s.intersect(p.coord, start, shape)
+		shardFill(out, shape, dstStart, size, l.spec.FillValue)
+	}
+	err := shardParallel(len(present), func(k int) error {
+		p := present[k]
+		chunk, err := l.inner.Decode(stored[k])
+		if err != nil {
+			return fmt.Errorf("%s: inner chunk %v: %w", shardingName, p.coord, err)
+		}
+		srcStart, dstStart, size := s.intersect(p.coord, start, shape)
+		shardCopy(out, shape, dstStart, chunk, s.chunkShape, srcStart, size, itemSize)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// pieces returns the inner chunks that the region (start, shape) of count
+// elements touches, present and missing, in C order.
+func (s *Sharding) pieces(l *shardLayout, idx *ShardIndex, start, shape []int, count int) (present, missing []shardPiece) {
+	if count == 0 {
+		return nil, nil
+	}
+	rank := len(shape)
 	lo, hi := make([]int, rank), make([]int, rank)
 	for d := range rank {
 		lo[d] = start[d] / s.chunkShape[d]
 		hi[d] = (start[d] + shape[d] - 1) / s.chunkShape[d]
 	}
-	var present, missing []shardPiece
 	coord := slices.Clone(lo)
 	for {
 		i := 0
@@ -501,32 +530,64 @@ func (s *Sharding) decodeRegion(l *shardLayout, idx *ShardIndex, start, shape []
 			missing = append(missing, p)
 		}
 		if !shardNext(coord, lo, hi) {
-			break
+			return present, missing
 		}
 	}
+}
+
+// decodeVlenRegion is decodeRegion for variable-length elements: it
+// decodes the inner chunks to the vlen layout, places their elements and
+// returns the region in the vlen layout. Missing elements are FillValue
+// (empty when it is nil).
+func (s *Sharding) decodeVlenRegion(l *shardLayout, start, shape []int, count int,
+	present, missing []shardPiece, stored [][]byte) ([]byte, error) {
+	if uint64(count) > math.MaxUint32 {
+		return nil, Unsupportedf("%s region of %d variable-length elements", shardingName, count)
+	}
+	elems := make([][]byte, count)
 	for _, p := range missing {
 		_, dstStart, size := s.intersect(p.coord, start, shape)
-		shardFill(out, shape, dstStart, size, l.spec.FillValue)
+		shardEach(shape, dstStart, nil, nil, size, func(di, _ int) { elems[di] = l.spec.FillValue })
 	}
-	if len(present) == 0 {
-		return out, nil
-	}
-	stored, err := fetch(present)
-	if err != nil {
-		return nil, err
-	}
-	err = shardParallel(len(present), func(k int) error {
+	innerCount := l.inner.Spec().NumElements()
+	err := shardParallel(len(present), func(k int) error {
 		p := present[k]
 		chunk, err := l.inner.Decode(stored[k])
 		if err != nil {
 			return fmt.Errorf("%s: inner chunk %v: %w", shardingName, p.coord, err)
 		}
+		inner, err := splitVlen(shardingName, chunk, innerCount)
+		if err != nil {
+			return fmt.Errorf("inner chunk %v: %w", p.coord, err)
+		}
 		srcStart, dstStart, size := s.intersect(p.coord, start, shape)
-		shardCopy(out, shape, dstStart, chunk, s.chunkShape, srcStart, size, itemSize)
+		shardEach(shape, dstStart, s.chunkShape, srcStart, size, func(di, si int) { elems[di] = inner[si] })
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	return shardJoinVlen(elems)
+}
+
+// shardJoinVlen returns elems in the vlen layout, refusing more than
+// MaxUnknownSize bytes or elements longer than a uint32 can say.
+func shardJoinVlen(elems [][]byte) ([]byte, error) {
+	total := 4
+	for _, e := range elems {
+		if uint64(len(e)) > math.MaxUint32 || len(e) > MaxUnknownSize-total {
+			return nil, Corruptf(shardingName, "variable-length elements of more than %d bytes", MaxUnknownSize)
+		}
+		total += 4 + len(e)
+		if total > MaxUnknownSize {
+			return nil, Corruptf(shardingName, "variable-length elements of more than %d bytes", MaxUnknownSize)
+		}
+	}
+	out := make([]byte, 0, total)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(elems)))
+	for _, e := range elems {
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(e)))
+		out = append(out, e...)
 	}
 	return out, nil
 }
@@ -555,13 +616,38 @@ func (s *Sharding) Encode(chunk []byte, decoded ArraySpec) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(chunk) != decoded.ByteSize() {
-		return nil, fmt.Errorf("%s: encode %d bytes, want %d", shardingName, len(chunk), decoded.ByteSize())
-	}
+	// innerChunk returns the inner chunk at srcStart in the in-memory
+	// form, and whether it holds nothing but the fill value.
+	var innerChunk func(srcStart []int) ([]byte, bool, error)
 	rank := len(decoded.Shape)
-	itemSize := decoded.DataType.Size
-	innerSize := l.inner.Spec().ByteSize()
-	fillChunk := bytes.Repeat(decoded.FillValue, innerSize/max(itemSize, 1))
+	if decoded.DataType.Variable() {
+		elems, err := splitVlen(shardingName, chunk, decoded.NumElements())
+		if err != nil {
+			return nil, fmt.Errorf("%s: encode: %w", shardingName, err)
+		}
+		innerChunk = func(srcStart []int) ([]byte, bool, error) {
+			innerElems := make([][]byte, l.inner.Spec().NumElements())
+			fill := true
+			shardEach(s.chunkShape, make([]int, rank), decoded.Shape, srcStart, s.chunkShape, func(di, si int) {
+				innerElems[di] = elems[si]
+				fill = fill && bytes.Equal(elems[si], decoded.FillValue)
+			})
+			b, err := shardJoinVlen(innerElems)
+			return b, fill, err
+		}
+	} else {
+		if len(chunk) != decoded.ByteSize() {
+			return nil, fmt.Errorf("%s: encode %d bytes, want %d", shardingName, len(chunk), decoded.ByteSize())
+		}
+		itemSize := decoded.DataType.Size
+		innerSize := l.inner.Spec().ByteSize()
+		fillChunk := bytes.Repeat(decoded.FillValue, innerSize/max(itemSize, 1))
+		innerChunk = func(srcStart []int) ([]byte, bool, error) {
+			inner := make([]byte, innerSize)
+			shardCopy(inner, s.chunkShape, make([]int, rank), chunk, decoded.Shape, srcStart, s.chunkShape, itemSize)
+			return inner, bytes.Equal(inner, fillChunk), nil
+		}
+	}
 	encoded := make([][]byte, l.numChunks)
 	err = shardParallel(l.numChunks, func(i int) error {
 		coord := make([]int, rank)
@@ -573,10 +659,9 @@ func (s *Sharding) Encode(chunk []byte, decoded ArraySpec) ([]byte, error) {
 		for d := range rank {
 			srcStart[d] = coord[d] * s.chunkShape[d]
 		}
-		inner := make([]byte, innerSize)
-		shardCopy(inner, s.chunkShape, make([]int, rank), chunk, decoded.Shape, srcStart, s.chunkShape, itemSize)
-		if bytes.Equal(inner, fillChunk) {
-			return nil
+		inner, fill, err := innerChunk(srcStart)
+		if err != nil || fill {
+			return err
 		}
 		enc, err := l.inner.Encode(inner)
 		if err != nil {
@@ -912,4 +997,26 @@ func shardOdometer(idx, size []int) bool {
 		idx[d] = 0
 	}
 	return false
+}
+
+// shardEach calls f with the element index in dst (a C-order array of
+// dstShape) and in src (of srcShape; 0 when srcShape is nil) of every
+// element of the box of size at dstStart and srcStart, in C order.
+func shardEach(dstShape, dstStart, srcShape, srcStart, size []int, f func(di, si int)) {
+	n := 1
+	for _, d := range size {
+		n *= d
+	}
+	idx := make([]int, len(size))
+	for range n {
+		di, si := 0, 0
+		for d := range size {
+			di = di*dstShape[d] + dstStart[d] + idx[d]
+			if srcShape != nil {
+				si = si*srcShape[d] + srcStart[d] + idx[d]
+			}
+		}
+		f(di, si)
+		shardOdometer(idx, size)
+	}
 }

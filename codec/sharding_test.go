@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/zarrfs/zarrfs/internal/peertest"
@@ -550,7 +551,6 @@ func TestShardConfig(t *testing.T) {
 		{"rank", `{"chunk_shape": [2]}`, shardSpec([]int{4, 4}, "uint8", 1, 0), false},
 		{"not dividing", `{"chunk_shape": [3]}`, shardSpec([]int{4}, "uint8", 1, 0), false},
 		{"fill value size", `{"chunk_shape": [2]}`, ArraySpec{Shape: []int{4}, DataType: DataType{"int16", 2}, FillValue: []byte{0}}, false},
-		{"variable-length", `{"chunk_shape": [2]}`, ArraySpec{Shape: []int{4}, DataType: DataType{"string", 0}}, true},
 		{"compressed index", `{"chunk_shape": [2], "index_codecs": ["bytes", "gzip"]}`, shardSpec([]int{4}, "uint8", 1, 0), false},
 		{"index without array→bytes codec", `{"chunk_shape": [2], "index_codecs": ["crc32c"]}`, shardSpec([]int{4}, "uint8", 1, 0), false},
 		{"inner codecs in the wrong order", `{"chunk_shape": [2], "codecs": ["crc32c", "bytes"]}`, shardSpec([]int{4}, "uint8", 1, 0), false},
@@ -853,52 +853,88 @@ func TestShardPeerZarrita(t *testing.T) {
 			size := shardTypeSizes[c.dataType]
 			full := ArraySpec{Shape: c.shape, DataType: DataType{c.dataType, size}, FillValue: make([]byte, size)}
 			want := shardArray(full, c.inner, 5)
-			cfg := shardConfig(c.inner, c.codecs, c.index, "end")
-			grid, _ := json.Marshal(map[string]any{"name": "regular", "configuration": map[string]any{"chunk_shape": c.shardShape}})
-			meta, _ := json.Marshal(shardArrayMeta{
-				ZarrFormat: 3, NodeType: "array", Shape: c.shape, DataType: c.dataType, ChunkGrid: grid,
-				KeyEnc:    json.RawMessage(`{"name": "default", "configuration": {"separator": "/"}}`),
-				FillValue: 0, Codecs: json.RawMessage(`[{"name": "sharding_indexed", "configuration": ` + cfg + `}]`),
-			})
-			if err := os.WriteFile(filepath.Join(dir, "zarr.json"), meta, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			s := shardCodec(t, cfg)
 			spec := ArraySpec{Shape: c.shardShape, DataType: full.DataType, FillValue: full.FillValue}
-			rank := len(c.shape)
-			coord, hi := make([]int, rank), make([]int, rank)
-			for d := range rank {
-				hi[d] = (c.shape[d] - 1) / c.shardShape[d]
-			}
-			for {
-				key := []string{dir, "c"}
-				start, crop := make([]int, rank), make([]int, rank)
-				for d, k := range coord {
-					key = append(key, strconv.Itoa(k))
-					start[d] = k * c.shardShape[d]
-					crop[d] = min(c.shardShape[d], c.shape[d]-start[d])
-				}
+			shardWriteArray(t, dir, shardConfig(c.inner, c.codecs, c.index, "end"), full, spec, 0, func(start, crop []int) []byte {
 				shard := make([]byte, spec.ByteSize())
-				shardBox(shard, c.shardShape, make([]int, rank), want, c.shape, start, crop, size)
-				enc, err := s.Encode(shard, spec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				path := filepath.Join(key...)
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, enc, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if !shardNext(coord, make([]int, rank), hi) {
-					break
-				}
-			}
+				shardBox(shard, c.shardShape, make([]int, len(start)), want, c.shape, start, crop, size)
+				return shard
+			})
 			got := peertest.RunNode(t, "read.mjs", dir, "")
 			equalShard(t, "zarrita's read", got, want)
 			equalShard(t, "our read", shardReadArray(t, dir), want)
 		})
+	}
+}
+
+// TestShardPeerZarritaStrings writes a sharded array of strings and has
+// zarrita read it.
+func TestShardPeerZarritaStrings(t *testing.T) {
+	peertest.NeedNode(t)
+	dir := t.TempDir()
+	shape, shardShape := []int{5, 7}, []int{4, 4}
+	elems := make([]string, 35)
+	var txt strings.Builder
+	for i := range elems {
+		if i%7 < 4 || i/7 == 4 {
+			elems[i] = fmt.Sprintf("%d é %s", i, strings.Repeat("x", i%4))
+		}
+		txt.WriteString(elems[i] + "\n")
+	}
+	full := ArraySpec{Shape: shape, DataType: DataType{"string", 0}, FillValue: []byte{}}
+	spec := ArraySpec{Shape: shardShape, DataType: full.DataType, FillValue: full.FillValue}
+	codecs := `[{"name": "vlen-utf8"}, {"name": "gzip", "configuration": {"level": 1}}]`
+	shardWriteArray(t, dir, shardConfig([]int{2, 2}, codecs, shardCRC, "end"), full, spec, "", func(start, crop []int) []byte {
+		shard := make([]string, 16)
+		shardEach(shardShape, []int{0, 0}, shape, start, crop, func(di, si int) { shard[di] = elems[si] })
+		return shardVlen(shard)
+	})
+	got := peertest.RunNode(t, "read.mjs", dir, "")
+	equalShard(t, "zarrita's read", got, []byte(txt.String()))
+}
+
+// shardWriteArray writes a v3 array full (shape, data type) to dir in
+// shards of spec encoded by the sharding codec of configuration cfg;
+// shard returns the decoded shard whose box (start, crop) lies in the
+// array.
+func shardWriteArray(t *testing.T, dir, cfg string, full, spec ArraySpec, fill any, shard func(start, crop []int) []byte) {
+	t.Helper()
+	grid, _ := json.Marshal(map[string]any{"name": "regular", "configuration": map[string]any{"chunk_shape": spec.Shape}})
+	meta, _ := json.Marshal(shardArrayMeta{
+		ZarrFormat: 3, NodeType: "array", Shape: full.Shape, DataType: full.DataType.Name, ChunkGrid: grid,
+		KeyEnc:    json.RawMessage(`{"name": "default", "configuration": {"separator": "/"}}`),
+		FillValue: fill, Codecs: json.RawMessage(`[{"name": "sharding_indexed", "configuration": ` + cfg + `}]`),
+	})
+	if err := os.WriteFile(filepath.Join(dir, "zarr.json"), meta, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := shardCodec(t, cfg)
+	rank := len(full.Shape)
+	coord, hi := make([]int, rank), make([]int, rank)
+	for d := range rank {
+		hi[d] = (full.Shape[d] - 1) / spec.Shape[d]
+	}
+	for {
+		key := []string{dir, "c"}
+		start, crop := make([]int, rank), make([]int, rank)
+		for d, k := range coord {
+			key = append(key, strconv.Itoa(k))
+			start[d] = k * spec.Shape[d]
+			crop[d] = min(spec.Shape[d], full.Shape[d]-start[d])
+		}
+		enc, err := s.Encode(shard(start, crop), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(key...)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, enc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if !shardNext(coord, make([]int, rank), hi) {
+			return
+		}
 	}
 }
 
@@ -937,5 +973,80 @@ func TestNewSharding(t *testing.T) {
 	}
 	if IndexAtStart.String() != "start" || IndexAtEnd.String() != "end" {
 		t.Errorf("IndexLocation strings %q, %q", IndexAtStart, IndexAtEnd)
+	}
+}
+
+// shardVlen returns elems in the vlen layout.
+func shardVlen(elems []string) []byte {
+	out := binary.LittleEndian.AppendUint32(nil, uint32(len(elems)))
+	for _, e := range elems {
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(e)))
+		out = append(out, e...)
+	}
+	return out
+}
+
+func TestShardVlen(t *testing.T) {
+	spec := ArraySpec{Shape: []int{4, 6}, DataType: DataType{"string", 0}}
+	// Inner chunks of 2×3: (0, 1) and (1, 0) hold empty strings only.
+	elems := make([]string, 24)
+	for i := range elems {
+		row, col := i/6, i%6
+		if (row < 2) != (col < 3) {
+			continue
+		}
+		elems[i] = strings.Repeat(string(rune('a'+i)), i%5) + "é\n"
+	}
+	for _, codecs := range []string{`["vlen-utf8"]`, `[{"name": "vlen-bytes"}, {"name": "gzip"}]`} {
+		for _, loc := range []string{"start", "end"} {
+			s := shardCodec(t, shardConfig([]int{2, 3}, codecs, shardCRC, loc))
+			enc, err := s.Encode(shardVlen(elems), spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &countingReader{data: enc}
+			idx, err := s.ReadIndex(context.Background(), r, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 4 {
+				if _, _, ok := idx.Chunk(i); ok != (i == 0 || i == 3) {
+					t.Errorf("%s %s: inner chunk %d present = %v", codecs, loc, i, ok)
+				}
+			}
+			got, err := s.Decode(enc, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			equalShard(t, codecs+" Decode", got, shardVlen(elems))
+			got, err = s.DecodeRegionWithIndex(context.Background(), r, idx, spec, []int{1, 2}, []int{2, 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{elems[8], elems[9], elems[10], elems[14], elems[15], elems[16]}
+			equalShard(t, codecs+" region", got, shardVlen(want))
+		}
+	}
+
+	// Missing inner chunks read as FillValue when it is set.
+	s := shardCodec(t, shardConfig([]int{1}, `["vlen-utf8"]`, shardBytesLE, "end"))
+	fillSpec := ArraySpec{Shape: []int{3}, DataType: DataType{"string", 0}, FillValue: []byte("-")}
+	enc, err := s.Encode(shardVlen([]string{"-", "x", "-"}), fillSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Decode(enc, fillSpec); err != nil || !bytes.Equal(got, shardVlen([]string{"-", "x", "-"})) {
+		t.Errorf("Decode with fill value: %q, %v", got, err)
+	}
+	if got, err := s.Decode(enc, ArraySpec{Shape: []int{3}, DataType: DataType{"string", 0}}); err != nil || !bytes.Equal(got, shardVlen([]string{"", "x", ""})) {
+		t.Errorf("Decode without fill value: %q, %v", got, err)
+	}
+	// Corrupt: the wrong element count in an inner chunk, bad input.
+	bad := slices.Concat(shardVlen([]string{"a", "b"}), shardIndexBytes(false, m64, m64, 0, 14, m64, m64))
+	if _, err := s.Decode(bad, fillSpec); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("inner chunk of two elements: %v, want ErrCorrupt", err)
+	}
+	if _, err := s.Encode(shardVlen([]string{"a"}), fillSpec); err == nil {
+		t.Error("Encode of one element for three: no error")
 	}
 }
