@@ -205,7 +205,7 @@ func parseV3DataType(raw json.RawMessage) (dtype, error) {
 	case name == "string":
 		t.DataType, t.kind = DataType{Name: "string"}, 's'
 		return t, nil
-	case name == "bytes":
+	case name == "bytes", name == "variable_length_bytes": // the latter as zarr-python 3 writes it
 		t.DataType, t.kind = DataType{Name: "bytes"}, 'y'
 		return t, nil
 	case name == "fixed_length_utf32":

@@ -14,8 +14,10 @@ type Info struct {
 	Path   string  `json:"path"`   // "/" for the root, "/a/b" otherwise
 	Kind   string  `json:"kind"`   // "group" or "array"
 	Format string  `json:"format"` // "v2", "v3" …
-	Shape  []int64 `json:"shape,omitempty"`
-	Chunks []int64 `json:"chunks,omitempty"`
+	// Shape and Chunks are null for groups and for arrays whose metadata
+	// is broken, [] for 0-d arrays.
+	Shape  []int64 `json:"shape"`
+	Chunks []int64 `json:"chunks"`
 	// DataType is the data type as the metadata names it ("<f4", "float32").
 	DataType string `json:"dtype,omitempty"`
 	// NumPy is the NumPy type string of the logical content ("<f4").
@@ -97,7 +99,7 @@ func (i Info) Text() string {
 	line("path", i.Path)
 	line("kind", i.Kind)
 	line("format", "zarr "+i.Format)
-	if i.Kind == "array" {
+	if i.Shape != nil {
 		line("shape", dims(i.Shape))
 		line("chunks", dims(i.Chunks))
 		dt := i.DataType

@@ -153,12 +153,11 @@ func parseV2Codec(what string, raw json.RawMessage) (v2Codec, error) {
 }
 
 // v3JSON returns c in v3 form {"name": …, "configuration": {…}}.
-func (c v2Codec) v3JSON() map[string]any {
-	m := map[string]any{"name": c.id}
-	if len(c.cfg) > 0 {
-		m["configuration"] = c.cfg
+func (c v2Codec) v3JSON() v3Codec {
+	if len(c.cfg) == 0 {
+		return v3Codec{Name: c.id}
 	}
-	return m
+	return v3Codec{Name: c.id, Configuration: c.cfg}
 }
 
 // bytesCodec returns the bytes codec for t stored with the given byte order.

@@ -112,7 +112,7 @@ func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 		}
 		compressor = &c
 	}
-	chain := []map[string]any{}
+	chain := []v3Codec{}
 	for _, f := range filters {
 		chain = append(chain, f.v3JSON())
 	}

@@ -101,13 +101,18 @@ func v2CodecJSON(c CodecSpec) map[string]any {
 	return m
 }
 
+// v3Codec is a v3 codec object with its members in the usual order.
+type v3Codec struct {
+	Name          string `json:"name"`
+	Configuration any    `json:"configuration,omitempty"`
+}
+
 // v3CodecJSON returns a v3 codec object for spec.
-func v3CodecJSON(c CodecSpec) map[string]any {
-	m := map[string]any{"name": c.Name}
-	if c.Configuration != nil {
-		m["configuration"] = c.Configuration
+func v3CodecJSON(c CodecSpec) v3Codec {
+	if c.Configuration == nil {
+		return v3Codec{Name: c.Name}
 	}
-	return m
+	return v3Codec{Name: c.Name, Configuration: c.Configuration}
 }
 
 // CreateArray writes the metadata of an array at path, as zarr-python
