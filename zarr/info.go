@@ -11,9 +11,9 @@ import (
 // Info summarises a node for `zarrfs info` (as JSON or as Text), info.txt
 // in the mount and the xattrs.
 type Info struct {
-	Path   string  `json:"path"`   // "/" for the root, "/a/b" otherwise
-	Kind   string  `json:"kind"`   // "group" or "array"
-	Format string  `json:"format"` // "v2", "v3" …
+	Path   string `json:"path"`   // "/" for the root, "/a/b" otherwise
+	Kind   string `json:"kind"`   // "group" or "array"
+	Format string `json:"format"` // "v2", "v3" …
 	// Shape and Chunks are null for groups and for arrays whose metadata
 	// is broken, [] for 0-d arrays.
 	Shape  []int64 `json:"shape"`
