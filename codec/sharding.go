@@ -358,7 +358,9 @@ type ShardIndex struct {
 	numChunks int
 	// entries holds an offset and an nbytes for each inner chunk, in C
 	// order; both are shardMissing for an absent one. Every present entry
-	// has been checked to lie inside the shard and outside its index.
+	// has been checked not to overlap an index at the start and to end
+	// inside the shard (when its size was known: Decode) or at least
+	// below 2^63 (ReadIndex, whose readers check the rest).
 	entries []uint64
 }
 
@@ -456,7 +458,6 @@ func (s *Sharding) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 
 // shardPiece is one inner chunk a region needs.
 type shardPiece struct {
-	chunk  int   // C-order position in the grid of inner chunks
 	coord  []int // position in the grid of inner chunks
 	offset int64 // where it is stored; -1 when it is missing
 	nbytes int64
@@ -522,7 +523,7 @@ func (s *Sharding) pieces(l *shardLayout, idx *ShardIndex, start, shape []int, c
 		for d := range rank {
 			i = i*l.chunksPerShard[d] + coord[d]
 		}
-		p := shardPiece{chunk: i, coord: slices.Clone(coord), offset: -1}
+		p := shardPiece{coord: slices.Clone(coord), offset: -1}
 		if off, nb, ok := idx.Chunk(i); ok {
 			p.offset, p.nbytes = off, nb
 			present = append(present, p)
@@ -541,9 +542,6 @@ func (s *Sharding) pieces(l *shardLayout, idx *ShardIndex, start, shape []int, c
 // (empty when it is nil).
 func (s *Sharding) decodeVlenRegion(l *shardLayout, start, shape []int, count int,
 	present, missing []shardPiece, stored [][]byte) ([]byte, error) {
-	if uint64(count) > math.MaxUint32 {
-		return nil, Unsupportedf("%s region of %d variable-length elements", shardingName, count)
-	}
 	elems := make([][]byte, count)
 	for _, p := range missing {
 		_, dstStart, size := s.intersect(p.coord, start, shape)
@@ -571,17 +569,15 @@ func (s *Sharding) decodeVlenRegion(l *shardLayout, start, shape []int, count in
 }
 
 // shardJoinVlen returns elems in the vlen layout, refusing more than
-// MaxUnknownSize bytes or elements longer than a uint32 can say.
+// MaxUnknownSize bytes (which also keeps every count and length in a
+// uint32).
 func shardJoinVlen(elems [][]byte) ([]byte, error) {
 	total := 4
 	for _, e := range elems {
-		if uint64(len(e)) > math.MaxUint32 || len(e) > MaxUnknownSize-total {
+		if len(e) > MaxUnknownSize-4-total {
 			return nil, Corruptf(shardingName, "variable-length elements of more than %d bytes", MaxUnknownSize)
 		}
 		total += 4 + len(e)
-		if total > MaxUnknownSize {
-			return nil, Corruptf(shardingName, "variable-length elements of more than %d bytes", MaxUnknownSize)
-		}
 	}
 	out := make([]byte, 0, total)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(elems)))
