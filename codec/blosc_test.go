@@ -189,3 +189,32 @@ func TestBloscNumcodecs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzBloscDecode feeds arbitrary chunks to the registered codec: it must
+// not panic, and what it returns has the size it was asked for.
+func FuzzBloscDecode(f *testing.F) {
+	c, err := newBloscFrom(f, `{"cname":"lz4","clevel":5,"shuffle":"shuffle","typesize":4}`)
+	if err != nil {
+		f.Fatal(err)
+	}
+	b := c.(BytesToBytes)
+	for _, n := range []int{0, 100, 5000} {
+		enc, err := b.Encode(testData(n, 1))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(enc, n)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, size int) {
+		if size > 1<<20 {
+			size = -1
+		}
+		out, err := b.Decode(data, size)
+		if err == nil && size >= 0 && len(out) != size {
+			t.Fatalf("decoded %d bytes, want %d", len(out), size)
+		}
+		if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrUnsupported) {
+			t.Fatalf("error %v is neither ErrCorrupt nor ErrUnsupported", err)
+		}
+	})
+}

@@ -40,7 +40,12 @@ func Decompress(dst, chunk []byte) error {
 }
 
 // DecompressRange decodes bytes [off, off+len(dst)) of the decoded chunk
-// into dst, decoding only the blocks that cover them.
+// into dst, decoding only the blocks that cover them. Blocks the range
+// covers only partly are decoded into scratch space of one block (two with
+// a shuffle filter), whose size the header sets: callers that do not trust
+// the chunk check DecodedSize against the size they expect first. Block
+// starts are checked for range but, unlike Decompress, not for overlap
+// with blocks outside the range.
 func DecompressRange(dst, chunk []byte, off int) error {
 	h, err := ParseHeader(chunk)
 	if err != nil {
