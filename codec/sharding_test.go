@@ -674,6 +674,38 @@ func FuzzShardIndex(f *testing.F) {
 	})
 }
 
+// FuzzShardVlen decodes arbitrary shards of four strings in inner chunks
+// of two: no panic, only ErrCorrupt, and a well-formed result.
+func FuzzShardVlen(f *testing.F) {
+	spec := ArraySpec{Shape: []int{4}, DataType: DataType{"string", 0}}
+	s := shardCodec(f, shardConfig([]int{2}, `["vlen-utf8"]`, shardBytesLE, "end"))
+	enc, err := s.Encode(shardVlen([]string{"a", "", "", "bc"}), spec)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(enc)
+	f.Fuzz(func(t *testing.T, shard []byte) {
+		got, err := s.Decode(shard, spec)
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("Decode: %v, want ErrCorrupt", err)
+		}
+		if err == nil {
+			if _, err := splitVlen("test", got, 4); err != nil {
+				t.Fatalf("Decode = %x: %v", got, err)
+			}
+		}
+		got, err = s.DecodeRegion(context.Background(), &countingReader{data: shard}, spec, []int{1}, []int{2})
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("DecodeRegion: %v, want ErrCorrupt", err)
+		}
+		if err == nil {
+			if _, err := splitVlen("test", got, 2); err != nil {
+				t.Fatalf("DecodeRegion = %x: %v", got, err)
+			}
+		}
+	})
+}
+
 // shardArrayMeta is what the sharding tests read of and write to a v3
 // zarr.json.
 type shardArrayMeta struct {
