@@ -2,6 +2,7 @@ package blosc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -80,5 +81,37 @@ func TestDecompressWrongSize(t *testing.T) {
 		if err := Decompress(make([]byte, n), chunk); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("Decompress into %d bytes: %v, want ErrCorrupt", n, err)
 		}
+	}
+}
+
+// TestParallelDecode decodes a chunk above ParallelThreshold whole and in
+// ranges, and with one damaged block, on several goroutines.
+func TestParallelDecode(t *testing.T) {
+	src := testData(0, 3<<20+123, 9)
+	chunk, err := Compress(src, Options{Compressor: LZ4, Level: 5, Shuffle: ByteShuffle, TypeSize: 4, BlockSize: 1 << 14})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := ParseHeader(chunk)
+	if err != nil || h.NumBlocks() < 8 {
+		t.Fatalf("want a chunk of many blocks: %+v, %v", h, err)
+	}
+	got := make([]byte, len(src))
+	if err := Decompress(got, chunk); err != nil || !bytes.Equal(got, src) {
+		t.Fatalf("whole decode: %v", err)
+	}
+	for _, r := range [][2]int{{0, 1 << 20}, {12345, 2 << 20}, {len(src) - (1 << 20) - 1, 1<<20 + 1}} {
+		part := make([]byte, r[1])
+		if err := DecompressRange(part, chunk, r[0]); err != nil || !bytes.Equal(part, src[r[0]:r[0]+r[1]]) {
+			t.Fatalf("range %v: %v", r, err)
+		}
+	}
+	// Damage the size of the first stream of a middle block.
+	j := h.NumBlocks() / 2
+	start := binary.LittleEndian.Uint32(chunk[HeaderSize+4*j:])
+	bad := bytes.Clone(chunk)
+	binary.LittleEndian.PutUint32(bad[start:], 1<<30)
+	if err := Decompress(got, bad); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("damaged block %d: %v, want ErrCorrupt", j, err)
 	}
 }
