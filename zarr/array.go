@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -32,6 +33,8 @@ type arrayState struct {
 	id    uint64 // distinguishes arrays in a shared cache
 
 	writeMu sync.Mutex
+	// readEnd is where the last ReadAt ended, to detect sequential readers.
+	readEnd atomic.Int64
 }
 
 var arrayIDs atomic.Uint64
@@ -344,10 +347,65 @@ func (a *Array) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 		}
 		copy(p[:n], buf[off-e0*item:])
 	}
+	if a.readEnd.Swap(off+n) == off && off > 0 {
+		a.readAhead(e1, max(e1-e0, a.layout.chunkElems))
+	}
 	if n < int64(len(p)) {
 		return int(n), io.EOF
 	}
 	return int(n), nil
+}
+
+// readAheadTimeout bounds one read-ahead load.
+const readAheadTimeout = time.Minute
+
+// readAhead loads, in the background and into the cache, the chunks that
+// hold the elements after e: enough for one chunk per core, at most a
+// quarter of the cache. Loads that cannot start at once are skipped.
+func (a *Array) readAhead(e, span int64) {
+	c := a.cache
+	if c == nil || c.limit <= 0 || e >= a.layout.nelem {
+		return
+	}
+	workers := int64(cap(c.prefetch))
+	chunkBytes := max(a.layout.chunkElems*int64(max(a.dt.Size, 8)), 1)
+	maxChunks := min(workers, c.limit/4/chunkBytes)
+	if maxChunks <= 0 {
+		return
+	}
+	end := e + span*workers
+	if end > a.layout.nelem || end < e {
+		end = a.layout.nelem
+	}
+	var keys []string
+	seen := map[string]bool{}
+	errStop := errors.New("enough")
+	_ = a.runs(e, end, func(r run) error { // errStop ends the walk early
+		if !seen[r.chunk] {
+			seen[r.chunk] = true
+			keys = append(keys, r.chunk)
+			if int64(len(keys)) >= maxChunks {
+				return errStop
+			}
+		}
+		return nil
+	})
+	for _, key := range keys {
+		if c.lookup(a.cacheKey(key)) != nil {
+			continue
+		}
+		select {
+		case c.prefetch <- struct{}{}:
+		default:
+			return
+		}
+		go func() {
+			defer func() { <-c.prefetch }()
+			ctx, cancel := context.WithTimeout(context.Background(), readAheadTimeout)
+			defer cancel()
+			a.loadChunk(ctx, key) // errors show again when the chunk is read
+		}()
+	}
 }
 
 // elementsBlock is how many fixed-size elements Elements reads at once.

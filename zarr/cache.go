@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 
 	"golang.org/x/sync/singleflight"
@@ -38,6 +39,9 @@ type chunkCache struct {
 	items map[string]*list.Element
 
 	group singleflight.Group
+
+	// prefetch bounds the read-ahead loads running at once.
+	prefetch chan struct{}
 }
 
 type cacheEntry struct {
@@ -47,7 +51,8 @@ type cacheEntry struct {
 
 // newChunkCache returns a cache holding up to limit bytes (none when limit ≤ 0).
 func newChunkCache(limit int64) *chunkCache {
-	return &chunkCache{limit: limit, lru: list.New(), items: map[string]*list.Element{}}
+	return &chunkCache{limit: limit, lru: list.New(), items: map[string]*list.Element{},
+		prefetch: make(chan struct{}, runtime.GOMAXPROCS(0))}
 }
 
 // get returns the cached chunk for key, or calls load once for all

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/memory"
@@ -90,7 +91,11 @@ func TestCacheBounded(t *testing.T) {
 		t.Errorf("size %d of limit %d with %d entries (%d in map)", c.size, c.limit, c.lru.Len(), len(c.items))
 	}
 	// The most recent entry is cached, the first one evicted.
-	for key, want := range map[string]int{"49": 50, "0": 51} {
+	for _, step := range []struct {
+		key  string
+		want int
+	}{{"49", 50}, {"0", 51}} {
+		key, want := step.key, step.want
 		c.get(ctx, key, func(context.Context) (*chunkValue, error) {
 			loads++
 			return &chunkValue{fixed: make([]byte, 100)}, nil
@@ -107,5 +112,45 @@ func TestCacheBounded(t *testing.T) {
 	c.remove("49")
 	if c.lookup("49") != nil {
 		t.Error("remove did not remove")
+	}
+}
+
+func TestReadAhead(t *testing.T) {
+	ctx := context.Background()
+	st := memory.New()
+	if err := CreateGroup(ctx, st, "", GroupMeta{Format: FormatV3}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := CreateArray(ctx, st, "a", ArrayMeta{Format: FormatV3, Shape: []int64{8 * 256}, ChunkShape: []int64{256}, DataType: "uint8", FillValue: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteAt(ctx, make([]byte, w.Size()), 0); err != nil {
+		t.Fatal(err)
+	}
+	h, err := Open(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := h.Node(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := n.Array
+	p := make([]byte, 256)
+	for _, off := range []int64{0, 256} {
+		if _, err := a.ReadAt(ctx, p, off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for h.cache.lookup(a.cacheKey("a/c/2")) == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("chunk 2 was not read ahead after two sequential reads")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if h.cache.lookup(a.cacheKey("a/c/7")) != nil {
+		t.Error("read ahead went further than one chunk per core")
 	}
 }
