@@ -17,6 +17,8 @@ func TestRegisteredNames(t *testing.T) {
 		"bz2", "numcodecs.bz2", "https://purl.org/zarr/spec/codec/bz2/1.0",
 		"crc32", "numcodecs.crc32", "adler32", "numcodecs.adler32", "fletcher32", "numcodecs.fletcher32",
 		"vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes",
+		"delta", "fixedscaleoffset", "quantize", "astype", "shuffle", "numcodecs.shuffle",
+		"packbits", "categorize", "bitround", "numcodecs.bitround",
 	}
 	for _, n := range names {
 		if !Registered(n) {

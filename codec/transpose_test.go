@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,14 +106,7 @@ func TestTransposeVlen(t *testing.T) {
 }
 
 // vlenLayout returns the numcodecs vlen layout of elems.
-func vlenLayout(elems []string) []byte {
-	out := binary.LittleEndian.AppendUint32(nil, uint32(len(elems)))
-	for _, e := range elems {
-		out = binary.LittleEndian.AppendUint32(out, uint32(len(e)))
-		out = append(out, e...)
-	}
-	return out
-}
+func vlenLayout(elems []string) []byte { return vlenAppend(nil, elems) }
 
 func TestTransposeErrors(t *testing.T) {
 	for _, order := range []string{`[0,0]`, `[1,2]`, `[-1,0]`, `"X"`, `3`, `{}`} {

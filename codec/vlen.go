@@ -83,3 +83,22 @@ func (c Vlen) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// vlenAppend appends the numcodecs vlen layout of elems to out.
+func vlenAppend(out []byte, elems []string) []byte {
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(elems)))
+	for _, e := range elems {
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(e)))
+		out = append(out, e...)
+	}
+	return out
+}
+
+// toStrings converts byte-string elements to strings.
+func toStrings(elems [][]byte) []string {
+	s := make([]string, len(elems))
+	for i, e := range elems {
+		s[i] = string(e)
+	}
+	return s
+}

@@ -53,14 +53,6 @@ func FuzzSplitVlen(f *testing.F) {
 	})
 }
 
-func toStrings(elems [][]byte) []string {
-	s := make([]string, len(elems))
-	for i, e := range elems {
-		s[i] = string(e)
-	}
-	return s
-}
-
 // TestVlenFixtures decodes the numcodecs vlen fixtures and compares them
 // with the arrays as python3 reads them (object arrays need pickle).
 func TestVlenFixtures(t *testing.T) {
