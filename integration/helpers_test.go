@@ -116,18 +116,21 @@ func window(b []byte, i int) string {
 	return fmt.Sprintf("[%d:%d]=% x", lo, hi, b[lo:hi])
 }
 
+// isCleanExit1 reports whether a failed zarrfs run exited with status 1
+// and no Go panic.
+func isCleanExit1(r result) bool {
+	var ee *exec.ExitError
+	if !errors.As(r.err, &ee) || ee.ExitCode() != 1 {
+		return false
+	}
+	return !strings.Contains(string(r.stderr), "panic") && !strings.Contains(string(r.stderr), "goroutine ")
+}
+
 // isUnsupported reports whether a failed zarrfs run said clearly that a
 // feature is unsupported (and did not crash).
 func isUnsupported(r result) bool {
-	if r.err == nil {
-		return false
-	}
-	var ee *exec.ExitError
-	if !errors.As(r.err, &ee) || ee.ExitCode() != 1 {
-		return false // a crash (signal, exit 2 from a Go panic) is never "unsupported"
-	}
-	s := strings.ToLower(string(r.stderr))
-	return strings.Contains(s, "unsupported") && !strings.Contains(s, "panic") && !strings.Contains(s, "goroutine ")
+	// A crash (a signal, exit 2 from a Go panic) is never "unsupported".
+	return r.err != nil && isCleanExit1(r) && strings.Contains(strings.ToLower(string(r.stderr)), "unsupported")
 }
 
 // arrayNode is an array found by walking a store.
@@ -176,8 +179,10 @@ func findArrays(t testing.TB, root string) []arrayNode {
 	return sortedNodes(found)
 }
 
-// findZipArrays lists the arrays in a zip store the same way.
-func findZipArrays(t testing.TB, name string) []arrayNode {
+// findZipArrays lists the arrays in a zip store the same way. When the zip
+// has no metadata at its root and holds a single folder (zipped from the
+// parent directory), prefix is that folder's name.
+func findZipArrays(t testing.TB, name string) (arrays []arrayNode, prefix string) {
 	t.Helper()
 	zr, err := zip.OpenReader(name)
 	if err != nil {
@@ -185,7 +190,15 @@ func findZipArrays(t testing.TB, name string) []arrayNode {
 	}
 	defer zr.Close()
 	found := map[string]int{}
+	tops := map[string]bool{}
+	rootMeta := false
 	for _, f := range zr.File {
+		top, _, _ := strings.Cut(f.Name, "/")
+		tops[top] = true
+		switch f.Name {
+		case "zarr.json", ".zgroup", ".zarray", ".zmetadata":
+			rootMeta = true
+		}
 		dir, base := path.Split(f.Name)
 		dir = strings.TrimSuffix(dir, "/")
 		switch base {
@@ -209,7 +222,12 @@ func findZipArrays(t testing.TB, name string) []arrayNode {
 			}
 		}
 	}
-	return sortedNodes(found)
+	if !rootMeta && len(tops) == 1 {
+		for top := range tops {
+			prefix = top
+		}
+	}
+	return sortedNodes(found), prefix
 }
 
 func nodeType(doc []byte) string {
@@ -231,46 +249,51 @@ func sortedNodes(found map[string]int) []arrayNode {
 	return out
 }
 
-// zarritaRead reads the arrays at paths in store with zarrita (read.mjs) in
-// one node process and returns, for each, its bytes or the error zarrita
-// gave.
-func zarritaRead(t testing.TB, store string, paths []string) (data [][]byte, errs []error) {
-	t.Helper()
-	out := t.TempDir()
-	peertest.RunNode(t, "read.mjs", append([]string{"--to", out, store}, paths...)...)
-	data = make([][]byte, len(paths))
-	errs = make([]error, len(paths))
-	for i := range paths {
-		b, err := os.ReadFile(filepath.Join(out, fmt.Sprintf("%d.bin", i)))
-		if err == nil {
-			data[i] = b
-			continue
-		}
-		msg, err2 := os.ReadFile(filepath.Join(out, fmt.Sprintf("%d.err", i)))
-		if err2 != nil {
-			t.Fatalf("read.mjs left neither data nor an error for %s", paths[i])
-		}
-		errs[i] = fmt.Errorf("zarrita: %s", firstLine(msg))
+// item names one array: its store and its node path there.
+type item struct{ store, path string }
+
+// itemsIn returns the items for paths in one store.
+func itemsIn(store string, paths []string) []item {
+	items := make([]item, len(paths))
+	for i, p := range paths {
+		items[i] = item{store, p}
 	}
-	return data, errs
+	return items
 }
 
-// pythonReadProgram reads v2 arrays with zarr-python and writes what
-// zarrfs's data (or data.txt) must hold for each to OUT/<i>.bin, or the error
-// to OUT/<i>.err.
+// zarritaRead reads arrays with zarrita (read.mjs) in one node process and
+// returns, for each, its bytes or the error zarrita gave.
+func zarritaRead(t testing.TB, items []item) (data [][]byte, errs []error) {
+	t.Helper()
+	peertest.NeedNode(t)
+	list, out := writeList(t, items)
+	peertest.RunNode(t, "read.mjs", "--list", list, out)
+	return collect(t, "zarrita", out, len(items))
+}
+
+// pythonReadProgram reads v2 arrays with zarr-python: for the i-th line
+// "STORE<TAB>PATH" of a list file it writes what zarrfs's data (or
+// data.txt) must hold to OUT/<i>.bin, or the error to OUT/<i>.err. Missing
+// chunks of an array without a fill value (null) read as zeros, as in
+// zarrfs; zarr-python leaves that memory uninitialised.
 const pythonReadProgram = `
-import os, sys, traceback
+import os, sys
 import numpy as np, zarr
 sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[1])))
 from write_v2 import reference
-out, store, paths = sys.argv[2], sys.argv[3], sys.argv[4:]
-if store.endswith(".zip"):
-    st = zarr.ZipStore(store, mode="r")
-else:
-    st = zarr.DirectoryStore(store)
-for i, p in enumerate(paths):
+listfile, out = sys.argv[2], sys.argv[3]
+stores = {}
+for i, line in enumerate(open(listfile, encoding="utf-8").read().split("\n")[:-1]):
+    store, p = line.split("\t")
     try:
-        a = zarr.open_array(store=st, path=p, mode="r")[...]
+        if store not in stores:
+            stores[store] = zarr.ZipStore(store, mode="r") if store.endswith(".zip") else zarr.DirectoryStore(store)
+        z = zarr.open_array(store=stores[store], path=p, mode="r")
+        if z.fill_value is None and z.dtype != object and z.shape != ():
+            a = np.zeros(z.shape, dtype=z.dtype)
+            z.get_basic_selection(Ellipsis, out=a)
+        else:
+            a = z[...]
         data = reference(np.asarray(a))
         with open(os.path.join(out, "%d.bin" % i), "wb") as f:
             f.write(data)
@@ -280,14 +303,40 @@ for i, p in enumerate(paths):
 `
 
 // pythonRead reads v2 arrays with zarr-python, like zarritaRead.
-func pythonRead(t testing.TB, store string, paths []string) (data [][]byte, errs []error) {
+func pythonRead(t testing.TB, items []item) (data [][]byte, errs []error) {
 	t.Helper()
-	out := t.TempDir()
+	list, out := writeList(t, items)
 	script := filepath.Join(peertest.RepoRoot(), "integration", "py", "write_v2.py")
-	peertest.RunPython(t, pythonReadProgram, append([]string{script, out, store}, paths...)...)
-	data = make([][]byte, len(paths))
-	errs = make([]error, len(paths))
-	for i := range paths {
+	peertest.RunPython(t, pythonReadProgram, script, list, out)
+	return collect(t, "zarr-python", out, len(items))
+}
+
+// writeList writes the list file of items for a batch read and makes the
+// directory for its results.
+func writeList(t testing.TB, items []item) (list, out string) {
+	t.Helper()
+	dir := t.TempDir()
+	var b strings.Builder
+	for _, it := range items {
+		fmt.Fprintf(&b, "%s\t%s\n", it.store, it.path)
+	}
+	list = filepath.Join(dir, "list.txt")
+	if err := os.WriteFile(list, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return list, out
+}
+
+// collect gathers the results of a batch read.
+func collect(t testing.TB, peer, out string, n int) (data [][]byte, errs []error) {
+	t.Helper()
+	data = make([][]byte, n)
+	errs = make([]error, n)
+	for i := range n {
 		b, err := os.ReadFile(filepath.Join(out, fmt.Sprintf("%d.bin", i)))
 		if err == nil {
 			data[i] = b
@@ -295,9 +344,9 @@ func pythonRead(t testing.TB, store string, paths []string) (data [][]byte, errs
 		}
 		msg, err2 := os.ReadFile(filepath.Join(out, fmt.Sprintf("%d.err", i)))
 		if err2 != nil {
-			t.Fatalf("python left neither data nor an error for %s", paths[i])
+			t.Fatalf("%s left neither data nor an error for item %d", peer, i)
 		}
-		errs[i] = fmt.Errorf("zarr-python: %s", firstLine(msg))
+		errs[i] = fmt.Errorf("%s: %s", peer, firstLine(msg))
 	}
 	return data, errs
 }

@@ -123,7 +123,7 @@ func TestPeerZarritaV3(t *testing.T) {
 	if got := findArrays(t, store); len(got) != len(paths) {
 		t.Fatalf("write_v3.mjs printed %d arrays, the store holds %d", len(paths), len(got))
 	}
-	want, errs := zarritaRead(t, store, paths)
+	want, errs := zarritaRead(t, itemsIn(store, paths))
 	for i, p := range paths {
 		t.Run(p, func(t *testing.T) {
 			t.Parallel()
@@ -174,11 +174,11 @@ func TestPeerReadExample(t *testing.T) {
 		}
 	}
 	if len(v2) > 0 {
-		want, errs := pythonRead(t, store, v2)
+		want, errs := pythonRead(t, itemsIn(store, v2))
 		check(v2, want, errs)
 	}
 	if len(v3) > 0 {
-		want, errs := zarritaRead(t, store, v3)
+		want, errs := zarritaRead(t, itemsIn(store, v3))
 		check(v3, want, errs)
 	}
 }

@@ -12,6 +12,8 @@
 //
 // read.mjs --to OUTDIR STORE PATH... reads many arrays in one process: the
 // bytes of the i-th PATH go to OUTDIR/i.bin, or its error to OUTDIR/i.err.
+// read.mjs --list FILE OUTDIR does the same for the lines "STORE<TAB>PATH"
+// of FILE, across stores.
 //
 // This is an oracle for zarrfs's tests: it must not depend on zarrfs.
 import * as fs from "node:fs";
@@ -34,7 +36,7 @@ function usage() {
 function openStore(path) {
 	if (path.endsWith(".zip")) {
 		const buf = fs.readFileSync(path);
-		return new ZipFileStore.fromBlob(new Blob([buf]));
+		return ZipFileStore.fromBlob(new Blob([buf]));
 	}
 	return new FileSystemStore(path);
 }
@@ -52,6 +54,23 @@ async function main() {
 	if (args[0] === "--meta") {
 		meta = true;
 		args = args.slice(1);
+	}
+	if (args[0] === "--list") {
+		if (args.length !== 3) usage();
+		const [, listFile, outDir] = args;
+		const lines = fs.readFileSync(listFile, "utf8").split("\n").filter((l) => l !== "");
+		const stores = new Map();
+		for (let i = 0; i < lines.length; i++) {
+			const [storePath, nodePath] = lines[i].split("\t");
+			try {
+				if (!stores.has(storePath)) stores.set(storePath, openStore(storePath));
+				const buf = await readArray(stores.get(storePath), nodePath ?? "");
+				fs.writeFileSync(`${outDir}/${i}.bin`, buf);
+			} catch (err) {
+				fs.writeFileSync(`${outDir}/${i}.err`, String(err && err.stack ? err.stack : err));
+			}
+		}
+		return;
 	}
 	if (args[0] === "--to") {
 		if (args.length < 3) usage();
