@@ -1082,3 +1082,35 @@ func TestShardVlen(t *testing.T) {
 		t.Error("Encode of one element for three: no error")
 	}
 }
+
+// BenchmarkShardDecode decodes a 256×256 float32 shard of 32×32 gzip inner
+// chunks whole, and one element of it through a cached index.
+func BenchmarkShardDecode(b *testing.B) {
+	spec := shardSpec([]int{256, 256}, "float32", 4, 0)
+	s := shardCodec(b, shardConfig([]int{32, 32}, `["bytes", {"name": "gzip", "configuration": {"level": 1}}]`, shardCRC, "end"))
+	enc, err := s.Encode(shardArray(spec, []int{32, 32}, 9), spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("whole", func(b *testing.B) {
+		b.SetBytes(int64(spec.ByteSize()))
+		for b.Loop() {
+			if _, err := s.Decode(enc, spec); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("element", func(b *testing.B) {
+		r := &countingReader{data: enc}
+		idx, err := s.ReadIndex(context.Background(), r, spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			r.reads = r.reads[:0]
+			if _, err := s.DecodeRegionWithIndex(context.Background(), r, idx, spec, []int{100, 200}, []int{1, 1}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
