@@ -153,3 +153,29 @@ func TestBloscLZCorrupt(t *testing.T) {
 		t.Errorf("run: %q, %v", got, err)
 	}
 }
+
+// TestTruncatedChunks cuts chunks of every inner codec at every length,
+// with the header's cbytes left alone and patched to the new length: every
+// one must fail with ErrCorrupt.
+func TestTruncatedChunks(t *testing.T) {
+	for i, c := range []Compressor{BloscLZ, LZ4, LZ4HC, Snappy, Zlib, Zstd} {
+		for _, sh := range []Shuffle{NoShuffle, ByteShuffle, BitShuffle} {
+			src := testData(i, 3000, uint64(sh))
+			chunk, err := Compress(src, Options{Compressor: c, Level: 5, Shuffle: sh, TypeSize: 4, BlockSize: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dst := make([]byte, len(src))
+			for n := range len(chunk) {
+				if err := Decompress(dst, chunk[:n]); !errors.Is(err, ErrCorrupt) {
+					t.Errorf("%v %v cut to %d of %d bytes: %v", c, sh, n, len(chunk), err)
+				}
+				if n >= HeaderSize {
+					if err := Decompress(dst, put32(chunk[:n], 12, uint32(n))); !errors.Is(err, ErrCorrupt) {
+						t.Errorf("%v %v cut to %d of %d bytes, cbytes patched: %v", c, sh, n, len(chunk), err)
+					}
+				}
+			}
+		}
+	}
+}
