@@ -438,8 +438,8 @@ func TestShardRangeReads(t *testing.T) {
 		})
 	}
 
-	// Inner chunks far apart are read separately; with a cached index,
-	// only they are read. Index at the start: one ranged read of it.
+	// Index at the start: ReadIndex reads it with one ranged read; with
+	// the cached index, each region reads only its inner chunks.
 	big := shardSpec([]int{2048}, "uint8", 1, 0)
 	data := make([]byte, 2048)
 	for i := range data {
