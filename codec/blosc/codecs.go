@@ -75,7 +75,7 @@ func decompressStream(c Compressor, dst, src []byte) error {
 	case LZ4:
 		n, err := lz4.UncompressBlock(src, dst)
 		if err != nil {
-			return fmt.Errorf("lz4: %v", err)
+			return fmt.Errorf("lz4: %w", err)
 		}
 		if n != len(dst) {
 			return fmt.Errorf("lz4: decoded %d bytes, want %d", n, len(dst))
@@ -83,13 +83,13 @@ func decompressStream(c Compressor, dst, src []byte) error {
 	case Snappy:
 		n, err := snappy.DecodedLen(src)
 		if err != nil {
-			return fmt.Errorf("snappy: %v", err)
+			return fmt.Errorf("snappy: %w", err)
 		}
 		if n != len(dst) {
 			return fmt.Errorf("snappy: stream holds %d bytes, want %d", n, len(dst))
 		}
 		if _, err := snappy.DecodeStrict(dst, src); err != nil {
-			return fmt.Errorf("snappy: %v", err)
+			return fmt.Errorf("snappy: %w", err)
 		}
 	case Zlib:
 		return zlibDecompress(dst, src)
@@ -100,7 +100,7 @@ func decompressStream(c Compressor, dst, src []byte) error {
 		}
 		out, err := d.DecodeAll(src, dst[:0])
 		if err != nil {
-			return fmt.Errorf("zstd: %v", err)
+			return fmt.Errorf("zstd: %w", err)
 		}
 		if len(out) != len(dst) || (len(out) > 0 && &out[0] != &dst[0]) {
 			return fmt.Errorf("zstd: decoded %d bytes, want %d", len(out), len(dst))
@@ -119,17 +119,17 @@ func zlibDecompress(dst, src []byte) error {
 	if v := zlibReaders.Get(); v != nil {
 		r = v.(io.ReadCloser)
 		if err := r.(zlib.Resetter).Reset(br, nil); err != nil {
-			return fmt.Errorf("zlib: %v", err)
+			return fmt.Errorf("zlib: %w", err)
 		}
 	} else {
 		var err error
 		if r, err = zlib.NewReader(br); err != nil {
-			return fmt.Errorf("zlib: %v", err)
+			return fmt.Errorf("zlib: %w", err)
 		}
 	}
 	defer zlibReaders.Put(r)
 	if _, err := io.ReadFull(r, dst); err != nil {
-		return fmt.Errorf("zlib: %v after %d bytes", err, len(dst))
+		return fmt.Errorf("zlib: %w after %d bytes", err, len(dst))
 	}
 	// The stream must end here (and its checksum match).
 	var one [1]byte
@@ -137,7 +137,7 @@ func zlibDecompress(dst, src []byte) error {
 		if err == nil || err == io.EOF {
 			return fmt.Errorf("zlib: stream holds more than %d bytes", len(dst))
 		}
-		return fmt.Errorf("zlib: %v", err)
+		return fmt.Errorf("zlib: %w", err)
 	}
 	return nil
 }

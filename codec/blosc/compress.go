@@ -238,7 +238,10 @@ func (e *blockEncoder) stream(src []byte, maxOut int) []byte {
 	case Snappy:
 		return snappy.Encode(e.cbuf, src)
 	case Zlib:
-		w := zlibWriter(level)
+		w, err := zlibWriter(level)
+		if err != nil {
+			return nil
+		}
 		defer zlibWriters[level].Put(w)
 		var buf bytes.Buffer
 		buf.Grow(maxOut)
@@ -262,15 +265,11 @@ func (e *blockEncoder) stream(src []byte, maxOut int) []byte {
 
 var zlibWriters [10]sync.Pool
 
-func zlibWriter(level int) *zlib.Writer {
+func zlibWriter(level int) (*zlib.Writer, error) {
 	if w, ok := zlibWriters[level].Get().(*zlib.Writer); ok {
-		return w
+		return w, nil
 	}
-	w, err := zlib.NewWriterLevel(nil, level)
-	if err != nil { // level is 1..9, always valid
-		w = zlib.NewWriter(nil)
-	}
-	return w
+	return zlib.NewWriterLevel(nil, level)
 }
 
 // zstdLevel maps a Blosc clevel to a Zstandard level as c-blosc does.

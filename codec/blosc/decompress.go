@@ -218,7 +218,7 @@ func (d *blockDecoder) decode(j int, out, tmp []byte) (extent, error) {
 		if cbytes == neblock {
 			copy(s, src)
 		} else if err := decompressStream(d.c, s, src); err != nil {
-			return extent{}, corruptf("block %d stream %d: %v", j, k, err)
+			return extent{}, corruptf("block %d stream %d: %w", j, k, err)
 		}
 		pos += cbytes
 	}
