@@ -27,7 +27,7 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 	}
 	h := &Hierarchy{st: st, cache: newChunkCache(size), nodes: map[string]*Node{}, prefetched: map[string][]byte{}}
 	get := func(key string) ([]byte, bool, error) {
-		b, err := st.Get(ctx, key)
+		b, err := getDocument(ctx, st, key)
 		switch {
 		case errors.Is(err, store.ErrNotExist):
 			return nil, false, nil
@@ -66,6 +66,19 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 	// The v1 format ("meta" at the root) and the v3 drafts are detected
 	// here when they are added.
 	return nil, fmt.Errorf("%s: no Zarr metadata (zarr.json, .zgroup, .zarray or .zmetadata) at the root: %w", st, ErrNotExist)
+}
+
+// getDocument reads a metadata document, refusing (with ErrInvalidMetadata)
+// one over MaxDocumentSize without reading more than that.
+func getDocument(ctx context.Context, st store.Store, key string) ([]byte, error) {
+	b, err := st.GetRange(ctx, key, store.Range(0, MaxDocumentSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxDocumentSize {
+		return nil, fmt.Errorf("%w: %s is over the %d-byte limit for metadata documents", ErrInvalidMetadata, key, MaxDocumentSize)
+	}
+	return b, nil
 }
 
 // readV3Consolidated checks the root zarr.json for a draft entry point and
@@ -166,7 +179,7 @@ func (h *Hierarchy) document(ctx context.Context, key string, indent string) (do
 		// Consolidated metadata holds every document of the nodes it knows.
 		return nil, false, false, nil
 	}
-	b, err := h.st.Get(ctx, key)
+	b, err := getDocument(ctx, h.st, key)
 	if errors.Is(err, store.ErrNotExist) {
 		return nil, false, false, nil
 	}
@@ -205,6 +218,10 @@ func (h *Hierarchy) load(ctx context.Context, p string) (*Node, error) {
 		n, err = h.loadV2(ctx, p)
 	default:
 		err = codec.Unsupportedf("format %d", h.format)
+	}
+	if errors.Is(err, ErrInvalidMetadata) {
+		// A document too large to read: the node exists but is broken.
+		n, err = &Node{Path: p, Kind: KindGroup, Format: h.format, Err: err}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: node %q: %w", h.st, "/"+p, err)

@@ -184,6 +184,11 @@ func (c *countingStore) Get(ctx context.Context, key string) ([]byte, error) {
 	return c.Store.Get(ctx, key)
 }
 
+func (c *countingStore) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	c.gets++
+	return c.Store.GetRange(ctx, key, r)
+}
+
 func TestConsolidatedV2(t *testing.T) {
 	ctx := context.Background()
 	cons := map[string]any{
@@ -272,6 +277,26 @@ func TestConsolidatedV3(t *testing.T) {
 	}
 	if d := kids[0].Documents[0]; d.Name != "zarr.json" || !strings.HasPrefix(string(d.Data), "{\n  \"") {
 		t.Errorf("re-serialised document %s %q", d.Name, d.Data)
+	}
+}
+
+func TestDocumentTooLarge(t *testing.T) {
+	ctx := context.Background()
+	big := `{"zarr_format": 3, "node_type": "group", "attributes": {"x": "` + strings.Repeat("a", MaxDocumentSize) + `"}}`
+	st := memStore(t, map[string]string{"zarr.json": v3Group, "big/zarr.json": big, "ok/zarr.json": v3Group})
+	h, err := Open(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kids, err := h.Children(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := childSummary(kids); !slices.Equal(got, []string{"big:group:err", "ok:group"}) {
+		t.Errorf("children %v", got)
+	}
+	if err := kids[0].Err; !errors.Is(err, ErrInvalidMetadata) || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("big: %v", err)
 	}
 }
 

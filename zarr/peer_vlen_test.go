@@ -21,6 +21,8 @@ g = zarr.open_group(zarr.DirectoryStore(root), mode="w")
 words = ["", "a", "héllo", "日本語", "line\nbreak", "back\\slash", "🙂" * 5, "x" * 300]
 cases = [
     ("s1", (8,), (3,), numcodecs.VLenUTF8(), None, "", False),
+    ("sF", (5, 3), (2, 2), numcodecs.VLenUTF8(), numcodecs.GZip(level=1), "", True),
+    ("bF", (2, 3, 4), (2, 2, 3), numcodecs.VLenBytes(), None, None, False),
     ("s2", (5, 4), (2, 3), numcodecs.VLenUTF8(), numcodecs.Zlib(level=1), "", True),
     ("s3", (3, 2, 2), (2, 2, 1), numcodecs.VLenUTF8(), numcodecs.Zstd(level=1), "fill", True),
     ("s0", (), (), numcodecs.VLenUTF8(), None, "", False),
@@ -29,7 +31,8 @@ cases = [
 ]
 i = 0
 for name, shape, chunks, oc, comp, fill, partial in cases:
-    z = g.create_dataset(name, shape=shape, chunks=chunks, dtype=object, object_codec=oc, compressor=comp, fill_value=fill)
+    z = g.create_dataset(name, shape=shape, chunks=chunks, dtype=object, object_codec=oc, compressor=comp, fill_value=fill,
+                         order="F" if name.endswith("F") else "C")
     n = int(np.prod(shape))
     vals = []
     for k in range(n):

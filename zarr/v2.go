@@ -186,21 +186,20 @@ func v2Chain(dt dtype, rank int, order string, filters []v2Codec, objectCodec, c
 	var head, tail []codec.Codec
 	var a2b codec.Codec
 	var err error
+	if order == "F" && rank > 1 {
+		t, err := transposeCodec(rank)
+		if err != nil {
+			return nil, err
+		}
+		head = append(head, t)
+	}
 	if objectCodec != nil {
-		if a2b, err = codec.New(objectCodec.id, objectCodec.cfg); err != nil {
-			return nil, err
-		}
+		a2b, err = codec.New(objectCodec.id, objectCodec.cfg)
 	} else {
-		if order == "F" && rank > 1 {
-			t, err := transposeCodec(rank)
-			if err != nil {
-				return nil, err
-			}
-			head = append(head, t)
-		}
-		if a2b, err = bytesCodec(dt, dt.bigEndian); err != nil {
-			return nil, err
-		}
+		a2b, err = bytesCodec(dt, dt.bigEndian)
+	}
+	if err != nil {
+		return nil, err
 	}
 	for i := range filters {
 		if &filters[i] == objectCodec {
