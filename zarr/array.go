@@ -84,6 +84,17 @@ func (a *Array) readable() error {
 	return nil
 }
 
+// chunkKeyAt returns the store key of the chunk with C-order index lin
+// in the chunk grid.
+func (a *Array) chunkKeyAt(lin int64) string {
+	idx := make([]int64, len(a.layout.grid))
+	for i := len(idx) - 1; i >= 0; i-- {
+		idx[i] = lin % a.layout.grid[i]
+		lin /= a.layout.grid[i]
+	}
+	return a.chunkKey(idx)
+}
+
 // chunkKey returns the store key of the chunk at idx.
 func (a *Array) chunkKey(idx []int64) string {
 	return store.Join(a.path, a.keys.key(idx))
@@ -160,7 +171,7 @@ func splitVlen(b []byte, n int64) ([][]byte, error) {
 // run is a stretch of elements contiguous both in a chunk and in the
 // array's C-order content.
 type run struct {
-	chunk  string // chunk key
+	chunk  int64 // the chunk's index in the chunk grid, in C order
 	inOff  int64  // first element in the chunk
 	outOff int64  // first element in the array
 	n      int64  // elements
@@ -173,7 +184,7 @@ func (a *Array) runs(e0, e1 int64, fn func(run) error) error {
 	r := len(shape)
 	if r == 0 {
 		if e0 < e1 {
-			return fn(run{chunk: a.chunkKey(nil), n: 1, valid: 1})
+			return fn(run{n: 1, valid: 1})
 		}
 		return nil
 	}
@@ -217,11 +228,13 @@ func (a *Array) runs(e0, e1 int64, fn func(run) error) error {
 			n = (min((cidx[d]+1)*chunks[d], shape[d])-idx[d])*inner - t
 			n = min(n, e1-e)
 		}
+		var lin int64
 		valid := int64(1)
 		for i := range r {
+			lin = lin*a.layout.grid[i] + cidx[i]
 			valid *= min(chunks[i], shape[i]-cidx[i]*chunks[i])
 		}
-		if err := fn(run{chunk: a.chunkKey(cidx), inOff: in, outOff: e, n: n, valid: valid}); err != nil {
+		if err := fn(run{chunk: lin, inOff: in, outOff: e, n: n, valid: valid}); err != nil {
 			return err
 		}
 		e += n
@@ -239,15 +252,15 @@ func (a *Array) forRuns(ctx context.Context, e0, e1 int64, apply func(run, *chun
 	chunkBytes := max(a.layout.chunkElems*int64(max(a.dt.Size, 8)), 1)
 	maxChunks := max(min(int64(4*workers), batchBytes/chunkBytes), 1)
 	var batch []run
-	var keys []string
-	seen := map[string]int{}
+	var chunks []int64
+	seen := map[int64]int{}
 	flush := func() error {
-		vals := make([]*chunkValue, len(keys))
+		vals := make([]*chunkValue, len(chunks))
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(workers)
-		for i, key := range keys {
+		for i, c := range chunks {
 			g.Go(func() error {
-				v, err := a.loadChunk(gctx, key)
+				v, err := a.loadChunk(gctx, a.chunkKeyAt(c))
 				vals[i] = v
 				return err
 			})
@@ -260,19 +273,23 @@ func (a *Array) forRuns(ctx context.Context, e0, e1 int64, apply func(run, *chun
 				return err
 			}
 		}
-		batch, keys = batch[:0], keys[:0]
+		batch, chunks = batch[:0], chunks[:0]
 		clear(seen)
 		return nil
 	}
+	last := int64(-1)
 	err := a.runs(e0, e1, func(r run) error {
-		if _, ok := seen[r.chunk]; !ok {
-			if int64(len(keys)) >= maxChunks {
-				if err := flush(); err != nil {
-					return err
+		if r.chunk != last {
+			if _, ok := seen[r.chunk]; !ok {
+				if int64(len(chunks)) >= maxChunks {
+					if err := flush(); err != nil {
+						return err
+					}
 				}
+				seen[r.chunk] = len(chunks)
+				chunks = append(chunks, r.chunk)
 			}
-			seen[r.chunk] = len(keys)
-			keys = append(keys, r.chunk)
+			last = r.chunk
 		}
 		batch = append(batch, r)
 		return nil
@@ -378,12 +395,12 @@ func (a *Array) readAhead(e, span int64) {
 		end = a.layout.nelem
 	}
 	var keys []string
-	seen := map[string]bool{}
+	seen := map[int64]bool{}
 	errStop := errors.New("enough")
 	_ = a.runs(e, end, func(r run) error { // errStop ends the walk early
 		if !seen[r.chunk] {
 			seen[r.chunk] = true
-			keys = append(keys, r.chunk)
+			keys = append(keys, a.chunkKeyAt(r.chunk))
 			if int64(len(keys)) >= maxChunks {
 				return errStop
 			}

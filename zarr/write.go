@@ -316,8 +316,8 @@ func (a *Array) WriteAt(ctx context.Context, p []byte, off int64) (int, error) {
 		}
 		copy(buf[off-e0*item:], p)
 	}
-	var order []string
-	byChunk := map[string][]run{}
+	var order []int64
+	byChunk := map[int64][]run{}
 	err = a.runs(e0, e1, func(r run) error {
 		if _, ok := byChunk[r.chunk]; !ok {
 			order = append(order, r.chunk)
@@ -330,14 +330,14 @@ func (a *Array) WriteAt(ctx context.Context, p []byte, off int64) (int, error) {
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for _, key := range order {
-		runs := byChunk[key]
+	for _, c := range order {
+		runs := byChunk[c]
 		covered := int64(0)
 		for _, r := range runs {
 			covered += r.n
 		}
 		g.Go(func() error {
-			return a.updateChunk(gctx, w, key, covered == runs[0].valid, func(chunk []byte) {
+			return a.updateChunk(gctx, w, a.chunkKeyAt(c), covered == runs[0].valid, func(chunk []byte) {
 				for _, r := range runs {
 					copy(chunk[r.inOff*item:(r.inOff+r.n)*item], buf[(r.outOff-e0)*item:])
 				}
