@@ -172,10 +172,10 @@ func splitVlen(b []byte, n int64) ([][]byte, error) {
 // array's C-order content.
 type run struct {
 	chunk  int64 // the chunk's index in the chunk grid, in C order
-	inOff  int64  // first element in the chunk
-	outOff int64  // first element in the array
-	n      int64  // elements
-	valid  int64  // elements of the chunk inside the array (not overhanging)
+	inOff  int64 // first element in the chunk
+	outOff int64 // first element in the array
+	n      int64 // elements
+	valid  int64 // elements of the chunk inside the array (not overhanging)
 }
 
 // runs calls fn for the runs covering the elements [e0, e1) in order.
