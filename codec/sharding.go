@@ -95,9 +95,11 @@ type PartialDecoder interface {
 //     safe to share), and call DecodeRegionWithIndex for each region (in
 //     shard coordinates, inside the whole shard shape): it reads only the
 //     inner chunks the region needs, neighbouring ones coalesced into one
-//     range read. DecodeRegion does both steps without a cache. For a
-//     store whose values may change (a live store), drop the cached index
-//     with the shard.
+//     range read (with nested sharding, an inner shard the region covers
+//     in part is itself read by its index and the chunks needed).
+//     DecodeRegion does both steps without a cache. For a store whose
+//     values may change (a live store), drop the cached index with the
+//     shard.
 //   - A shard that does not exist makes ReadIndex fail with an error
 //     matching fs.ErrNotExist (whatever the RangeReader returned, wrapped):
 //     the engine reads such a shard as the fill value, as for any missing
@@ -453,7 +455,7 @@ func (s *Sharding) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 		}
 		return stored, nil
 	}
-	return s.decodeRegion(l, idx, make([]int, len(decoded.Shape)), decoded.Shape, cut)
+	return s.decodeRegion(l, idx, make([]int, len(decoded.Shape)), decoded.Shape, shardSource{fetch: cut})
 }
 
 // shardPiece is one inner chunk a region needs.
@@ -463,25 +465,77 @@ type shardPiece struct {
 	nbytes int64
 }
 
+// shardSource reads the inner chunks a region needs. fetch returns the
+// stored bytes of the present inner chunks it is given, in order. nested,
+// when set (the inner codecs are one sharding codec and the chunks can be
+// read in ranges), decodes the box (start, size) of an inner chunk, itself
+// a shard, from ranged reads of it; it is used for inner chunks the region
+// covers only in part.
+type shardSource struct {
+	fetch  func(pieces []shardPiece) ([][]byte, error)
+	nested func(p shardPiece, start, size []int) ([]byte, error)
+}
+
 // decodeRegion decodes the box (start, shape) of a shard from the inner
-// chunks that idx locates; fetch returns the stored bytes of the present
-// ones it is given, in order.
-func (s *Sharding) decodeRegion(l *shardLayout, idx *ShardIndex, start, shape []int,
-	fetch func([]shardPiece) ([][]byte, error)) ([]byte, error) {
+// chunks that idx locates, read through src.
+func (s *Sharding) decodeRegion(l *shardLayout, idx *ShardIndex, start, shape []int, src shardSource) ([]byte, error) {
 	count := 1
 	for _, d := range shape {
 		count *= d // shape lies inside the shard, whose size the engine checked
 	}
 	present, missing := s.pieces(l, idx, start, shape, count)
+	var whole, nested []shardPiece
+	for _, p := range present {
+		if _, _, size := s.intersect(p.coord, start, shape); src.nested != nil && !slices.Equal(size, s.chunkShape) {
+			nested = append(nested, p)
+		} else {
+			whole = append(whole, p)
+		}
+	}
 	var stored [][]byte
-	if len(present) > 0 {
+	if len(whole) > 0 {
 		var err error
-		if stored, err = fetch(present); err != nil {
+		if stored, err = src.fetch(whole); err != nil {
 			return nil, err
 		}
 	}
+	// decoded returns the elements of piece k (whole, then nested) that lie
+	// in the region: an array of srcShape holding them at srcStart.
+	decoded := func(k int) (p shardPiece, data []byte, srcShape, srcStart, dstStart, size []int, err error) {
+		if k < len(whole) {
+			p = whole[k]
+			srcStart, dstStart, size = s.intersect(p.coord, start, shape)
+			data, err = l.inner.Decode(stored[k])
+			return p, data, s.chunkShape, srcStart, dstStart, size, err
+		}
+		p = nested[k-len(whole)]
+		innerStart, dstStart, size := s.intersect(p.coord, start, shape)
+		data, err = src.nested(p, innerStart, size)
+		return p, data, size, make([]int, len(size)), dstStart, size, err
+	}
+	n := len(whole) + len(nested)
 	if l.spec.DataType.Variable() {
-		return s.decodeVlenRegion(l, start, shape, count, present, missing, stored)
+		elems := make([][]byte, count)
+		for _, p := range missing {
+			_, dstStart, size := s.intersect(p.coord, start, shape)
+			shardEach(shape, dstStart, nil, nil, size, func(di, _ int) { elems[di] = l.spec.FillValue })
+		}
+		err := shardParallel(n, func(k int) error {
+			p, data, srcShape, srcStart, dstStart, size, err := decoded(k)
+			if err != nil {
+				return fmt.Errorf("%s: inner chunk %v: %w", shardingName, p.coord, err)
+			}
+			inner, err := splitVlen(shardingName, data, shardProduct(srcShape))
+			if err != nil {
+				return fmt.Errorf("inner chunk %v: %w", p.coord, err)
+			}
+			shardEach(shape, dstStart, srcShape, srcStart, size, func(di, si int) { elems[di] = inner[si] })
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return shardJoinVlen(elems)
 	}
 	itemSize := l.spec.DataType.Size
 	out := make([]byte, count*itemSize)
@@ -489,20 +543,31 @@ func (s *Sharding) decodeRegion(l *shardLayout, idx *ShardIndex, start, shape []
 		_, dstStart, size := s.intersect(p.coord, start, shape)
 		shardFill(out, shape, dstStart, size, l.spec.FillValue)
 	}
-	err := shardParallel(len(present), func(k int) error {
-		p := present[k]
-		chunk, err := l.inner.Decode(stored[k])
+	err := shardParallel(n, func(k int) error {
+		p, data, srcShape, srcStart, dstStart, size, err := decoded(k)
 		if err != nil {
 			return fmt.Errorf("%s: inner chunk %v: %w", shardingName, p.coord, err)
 		}
-		srcStart, dstStart, size := s.intersect(p.coord, start, shape)
-		shardCopy(out, shape, dstStart, chunk, s.chunkShape, srcStart, size, itemSize)
+		if len(data) != shardProduct(srcShape)*itemSize {
+			return Corruptf(shardingName, "inner chunk %v decoded to %d bytes", p.coord, len(data))
+		}
+		shardCopy(out, shape, dstStart, data, srcShape, srcStart, size, itemSize)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// shardProduct returns the product of shape, which the caller knows not
+// to overflow.
+func shardProduct(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
 }
 
 // pieces returns the inner chunks that the region (start, shape) of count
@@ -534,38 +599,6 @@ func (s *Sharding) pieces(l *shardLayout, idx *ShardIndex, start, shape []int, c
 			return present, missing
 		}
 	}
-}
-
-// decodeVlenRegion is decodeRegion for variable-length elements: it
-// decodes the inner chunks to the vlen layout, places their elements and
-// returns the region in the vlen layout. Missing elements are FillValue
-// (empty when it is nil).
-func (s *Sharding) decodeVlenRegion(l *shardLayout, start, shape []int, count int,
-	present, missing []shardPiece, stored [][]byte) ([]byte, error) {
-	elems := make([][]byte, count)
-	for _, p := range missing {
-		_, dstStart, size := s.intersect(p.coord, start, shape)
-		shardEach(shape, dstStart, nil, nil, size, func(di, _ int) { elems[di] = l.spec.FillValue })
-	}
-	innerCount := l.inner.Spec().NumElements()
-	err := shardParallel(len(present), func(k int) error {
-		p := present[k]
-		chunk, err := l.inner.Decode(stored[k])
-		if err != nil {
-			return fmt.Errorf("%s: inner chunk %v: %w", shardingName, p.coord, err)
-		}
-		inner, err := splitVlen(shardingName, chunk, innerCount)
-		if err != nil {
-			return fmt.Errorf("inner chunk %v: %w", p.coord, err)
-		}
-		srcStart, dstStart, size := s.intersect(p.coord, start, shape)
-		shardEach(shape, dstStart, s.chunkShape, srcStart, size, func(di, si int) { elems[di] = inner[si] })
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return shardJoinVlen(elems)
 }
 
 // shardJoinVlen returns elems in the vlen layout, refusing more than
@@ -766,8 +799,38 @@ func (s *Sharding) DecodeRegionWithIndex(ctx context.Context, r RangeReader, idx
 	if idx.NumChunks() != l.numChunks {
 		return nil, fmt.Errorf("%s: index of %d inner chunks for a shard of %d", shardingName, idx.NumChunks(), l.numChunks)
 	}
-	fetch := func(pieces []shardPiece) ([][]byte, error) { return shardFetch(ctx, r, pieces) }
-	return s.decodeRegion(l, idx, start, shape, fetch)
+	src := shardSource{fetch: func(pieces []shardPiece) ([][]byte, error) { return shardFetch(ctx, r, pieces) }}
+	if cs := l.inner.Codecs(); len(cs) == 1 {
+		if inner, ok := cs[0].(*Sharding); ok {
+			src.nested = func(p shardPiece, start, size []int) ([]byte, error) {
+				sub := &shardSubReader{r: r, off: p.offset, n: p.nbytes}
+				return inner.DecodeRegion(ctx, sub, l.inner.Spec(), start, size)
+			}
+		}
+	}
+	return s.decodeRegion(l, idx, start, shape, src)
+}
+
+// shardSubReader reads the n bytes at off of r: an inner chunk that is
+// itself a shard.
+type shardSubReader struct {
+	r      RangeReader
+	off, n int64
+}
+
+// ReadRange implements RangeReader, truncating at the end of the inner chunk.
+func (c *shardSubReader) ReadRange(ctx context.Context, off, n int64) ([]byte, error) {
+	if off < 0 || n < 0 {
+		return nil, fmt.Errorf("%s: range of %d bytes at %d", shardingName, n, off)
+	}
+	off = min(off, c.n)
+	return c.r.ReadRange(ctx, c.off+off, min(n, c.n-off))
+}
+
+// ReadSuffix implements RangeReader.
+func (c *shardSubReader) ReadSuffix(ctx context.Context, n int64) ([]byte, error) {
+	n = min(max(n, 0), c.n)
+	return c.r.ReadRange(ctx, c.off+c.n-n, n)
 }
 
 // checkShardRegion checks that the box (start, shape) lies in the shard.

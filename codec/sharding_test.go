@@ -474,6 +474,24 @@ func TestShardRangeReads(t *testing.T) {
 		t.Errorf("reads %+v, want %+v", r.reads, want)
 	}
 
+	// Nested sharding: one element costs the outer index, the inner index
+	// and the innermost chunk.
+	nested := shardCodec(t, shardConfig([]int{8, 8}, `[{"name": "sharding_indexed", "configuration": `+
+		shardConfig([]int{2, 4}, shardBytesLE, shardCRC, "end")+`}]`, shardCRC, "end"))
+	if enc, err = nested.Encode(want, spec); err != nil {
+		t.Fatal(err)
+	}
+	r = &countingReader{data: enc}
+	if got, err = nested.DecodeRegion(ctx, r, spec, []int{9, 17}, []int{1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	equalShard(t, "nested element", got, shardCrop(want, spec.Shape, []int{9, 17}, []int{1, 1}, 8))
+	// Inner shards: 8 inner-inner chunks of 64 bytes and a 132-byte index.
+	const innerShard = 8*64 + 8*16 + 4
+	if want := []shardRead{{suffix: true, n: indexBytes}, {off: 6*innerShard + 8*64, n: 132}, {off: 6 * innerShard, n: 64}}; !slices.Equal(r.reads, want) {
+		t.Errorf("nested: reads %+v, want %+v", r.reads, want)
+	}
+
 	// A column of two inner chunks with another stored between them: one
 	// read when the gap is at most shardCoalesceGap, two otherwise.
 	for _, n := range []int{shardCoalesceGap, shardCoalesceGap + 1} {
@@ -636,6 +654,8 @@ func FuzzShardIndex(f *testing.F) {
 		shardCodec(f, shardConfig([]int{2, 2}, `["bytes"]`, shardBytesLE, "end")),
 		shardCodec(f, shardConfig([]int{2, 2}, `["bytes"]`, shardBytesLE, "start")),
 		shardCodec(f, shardConfig([]int{2, 2}, `["bytes", "gzip"]`, shardCRC, "end")),
+		shardCodec(f, shardConfig([]int{2, 2}, `[{"name": "sharding_indexed", "configuration": `+
+			shardConfig([]int{1, 1}, `["bytes"]`, shardBytesLE, "end")+`}]`, shardBytesLE, "start")),
 	}
 	for i, s := range codecs {
 		data := make([]byte, 16)
@@ -1029,7 +1049,8 @@ func TestShardVlen(t *testing.T) {
 		}
 		elems[i] = strings.Repeat(string(rune('a'+i)), i%5) + "é\n"
 	}
-	for _, codecs := range []string{`["vlen-utf8"]`, `[{"name": "vlen-bytes"}, {"name": "gzip"}]`} {
+	nested := `[{"name": "sharding_indexed", "configuration": ` + shardConfig([]int{1, 1}, `["vlen-utf8"]`, shardBytesLE, "end") + `}]`
+	for _, codecs := range []string{`["vlen-utf8"]`, `[{"name": "vlen-bytes"}, {"name": "gzip"}]`, nested} {
 		for _, loc := range []string{"start", "end"} {
 			s := shardCodec(t, shardConfig([]int{2, 3}, codecs, shardCRC, loc))
 			enc, err := s.Encode(shardVlen(elems), spec)
