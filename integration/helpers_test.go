@@ -139,17 +139,66 @@ type arrayNode struct {
 	Format int    // 2 or 3
 }
 
+// dirFormat returns the Zarr format of the metadata in dir: 3 for a
+// zarr.json, 2 for a .zarray or .zgroup, 0 for none.
+func dirFormat(dir string) int {
+	if _, err := os.Stat(filepath.Join(dir, "zarr.json")); err == nil {
+		return 3
+	}
+	for _, name := range []string{".zarray", ".zgroup"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return 2
+		}
+	}
+	return 0
+}
+
+// isIsland reports whether dir, below a store root of format rootFormat, is
+// the root of a hierarchy of the other format (as the example's v2/ folder
+// inside its v3 hierarchy): a hierarchy of its own, not a child node.
+func isIsland(rootFormat int, dir string) bool {
+	f := dirFormat(dir)
+	return rootFormat != 0 && f != 0 && f != rootFormat
+}
+
+// hierarchies returns root and the roots of the hierarchies of another
+// format nested in it, recursively.
+func hierarchies(t testing.TB, root string) []string {
+	t.Helper()
+	out := []string{root}
+	rf := dirFormat(root)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || p == root {
+			return err
+		}
+		if isIsland(rf, p) {
+			out = append(out, hierarchies(t, p)...)
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("walking %s: %v", root, err)
+	}
+	return out
+}
+
 // findArrays walks the directory store root for arrays: directories holding
 // a .zarray, or a zarr.json whose node_type is "array". Both documents in
-// one directory count once, as v3.
+// one directory count once, as v3. Hierarchies of another format nested
+// in root (see isIsland) are not part of it.
 func findArrays(t testing.TB, root string) []arrayNode {
 	t.Helper()
 	found := map[string]int{}
+	rf := dirFormat(root)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
+			if p != root && isIsland(rf, p) {
+				return filepath.SkipDir
+			}
 			return nil
 		}
 		rel, _ := filepath.Rel(root, filepath.Dir(p))

@@ -140,45 +140,46 @@ func TestPeerZarritaV3(t *testing.T) {
 }
 
 // TestPeerReadExample: the other way round. `zarrfs example` writes its
-// hierarchy; zarr-python reads every v2 array and zarrita every v3 array,
-// and each equals `zarrfs cat`.
+// hierarchy (and the hierarchies of the other format nested in it);
+// zarr-python reads every v2 array and zarrita every v3 array, and each
+// equals `zarrfs cat` of its hierarchy.
 func TestPeerReadExample(t *testing.T) {
 	peertest.NeedPython(t)
 	peertest.NeedNode(t)
-	store := filepath.Join(t.TempDir(), "example")
-	mustZarrfs(t, "example", store)
-	arrays := findArrays(t, store)
-	if len(arrays) == 0 {
-		t.Fatal("zarrfs example wrote no arrays")
-	}
-	var v2, v3 []string
-	for _, a := range arrays {
-		if a.Format == 2 {
-			v2 = append(v2, a.Path)
-		} else {
-			v3 = append(v3, a.Path)
+	dir := filepath.Join(t.TempDir(), "example")
+	mustZarrfs(t, "example", dir)
+	var v2, v3 []item
+	for _, store := range hierarchies(t, dir) {
+		for _, a := range findArrays(t, store) {
+			if a.Format == 2 {
+				v2 = append(v2, item{store, a.Path})
+			} else {
+				v3 = append(v3, item{store, a.Path})
+			}
 		}
 	}
-	check := func(paths []string, want [][]byte, errs []error) {
-		for i, p := range paths {
-			t.Run(p, func(t *testing.T) {
+	if len(v3) == 0 {
+		t.Fatal("zarrfs example wrote no v3 arrays")
+	}
+	check := func(items []item, want [][]byte, errs []error) {
+		for i, it := range items {
+			rel, _ := filepath.Rel(dir, filepath.Join(it.store, it.path))
+			t.Run(filepath.ToSlash(rel), func(t *testing.T) {
 				if errs[i] != nil {
 					t.Fatalf("the peer cannot read what zarrfs wrote: %v", errs[i])
 				}
-				r := catArray(t, store, p)
+				r := catArray(t, it.store, it.path)
 				if r.err != nil {
-					t.Fatalf("zarrfs cat %s: %v\n%s", p, r.err, r.stderr)
+					t.Fatalf("zarrfs cat %s %s: %v\n%s", it.store, it.path, r.err, r.stderr)
 				}
-				sameBytes(t, "zarrfs cat "+p, r.stdout, want[i])
+				sameBytes(t, "zarrfs cat "+rel, r.stdout, want[i])
 			})
 		}
 	}
 	if len(v2) > 0 {
-		want, errs := pythonRead(t, itemsIn(store, v2))
+		want, errs := pythonRead(t, v2)
 		check(v2, want, errs)
 	}
-	if len(v3) > 0 {
-		want, errs := zarritaRead(t, itemsIn(store, v3))
-		check(v3, want, errs)
-	}
+	want, errs := zarritaRead(t, v3)
+	check(v3, want, errs)
 }
