@@ -73,3 +73,19 @@ func parseExtension(what string, raw json.RawMessage) (string, codec.Config, err
 	e, err := parseExt(what, raw)
 	return e.name, e.config, err
 }
+
+// typeName returns a data type for messages: the string itself, the name
+// of an extension object, or else compact JSON.
+func typeName(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var obj struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && obj.Name != "" {
+		return obj.Name
+	}
+	return compact(raw)
+}

@@ -140,7 +140,7 @@ func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 		if !errors.Is(err, ErrUnsupported) {
 			return nil, err
 		}
-		a.DataType = DataType{Name: compact(obj["dtype"])}
+		a.DataType = DataType{Name: typeName(obj["dtype"])}
 		a.Err = err
 		return a, nil
 	}

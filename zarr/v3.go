@@ -169,7 +169,7 @@ func parseV3Array(n v3Node) (*Array, error) {
 		if !errors.Is(err, ErrUnsupported) {
 			return nil, err
 		}
-		a.DataType = DataType{Name: compact(obj["data_type"])}
+		a.DataType = DataType{Name: typeName(obj["data_type"])}
 		a.Err = err
 		return a, nil
 	}
