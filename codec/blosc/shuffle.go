@@ -131,7 +131,7 @@ func unshuffle(dst, src []byte, ts int) {
 		for ; fast+8 <= n; fast += 8 {
 			// Two steps of the transpose leave elements 0,1,4,5 in r0
 			// and 2,3,6,7 in r1.
-			r0, r1 := le.Uint64(s0[fast:]), le.Uint64(s1[fast:])
+			r0, r1 := le.Uint64(s0[fast:fast+8]), le.Uint64(s1[fast:fast+8])
 			t := ((r0 >> 8) ^ r1) & mask8
 			r1 ^= t
 			r0 ^= t << 8
@@ -143,8 +143,9 @@ func unshuffle(dst, src []byte, ts int) {
 			le.PutUint64(out[8:], r0>>32|r1&^mask32)
 		}
 	case 4:
+		s0, s1, s2, s3 := src[:n], src[n:2*n], src[2*n:3*n], src[3*n:4*n]
 		for ; fast+8 <= n; fast += 8 {
-			r0, r1, r2, r3 := transpose4(le.Uint64(src[fast:]), le.Uint64(src[n+fast:]), le.Uint64(src[2*n+fast:]), le.Uint64(src[3*n+fast:]))
+			r0, r1, r2, r3 := transpose4(le.Uint64(s0[fast:fast+8]), le.Uint64(s1[fast:fast+8]), le.Uint64(s2[fast:fast+8]), le.Uint64(s3[fast:fast+8]))
 			out := dst[4*fast : 4*fast+32]
 			le.PutUint64(out[0:], r0&mask32|r1<<32)
 			le.PutUint64(out[8:], r2&mask32|r3<<32)
@@ -152,9 +153,11 @@ func unshuffle(dst, src []byte, ts int) {
 			le.PutUint64(out[24:], r2>>32|r3&^mask32)
 		}
 	case 8:
+		s0, s1, s2, s3 := src[:n], src[n:2*n], src[2*n:3*n], src[3*n:4*n]
+		s4, s5, s6, s7 := src[4*n:5*n], src[5*n:6*n], src[6*n:7*n], src[7*n:8*n]
 		for ; fast+8 <= n; fast += 8 {
-			r0, r1, r2, r3, r4, r5, r6, r7 := transpose8(le.Uint64(src[fast:]), le.Uint64(src[n+fast:]), le.Uint64(src[2*n+fast:]), le.Uint64(src[3*n+fast:]),
-				le.Uint64(src[4*n+fast:]), le.Uint64(src[5*n+fast:]), le.Uint64(src[6*n+fast:]), le.Uint64(src[7*n+fast:]))
+			r0, r1, r2, r3, r4, r5, r6, r7 := transpose8(le.Uint64(s0[fast:fast+8]), le.Uint64(s1[fast:fast+8]), le.Uint64(s2[fast:fast+8]), le.Uint64(s3[fast:fast+8]),
+				le.Uint64(s4[fast:fast+8]), le.Uint64(s5[fast:fast+8]), le.Uint64(s6[fast:fast+8]), le.Uint64(s7[fast:fast+8]))
 			out := dst[8*fast : 8*fast+64]
 			le.PutUint64(out[0:], r0)
 			le.PutUint64(out[8:], r1)
