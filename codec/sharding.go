@@ -52,7 +52,8 @@ func (l IndexLocation) String() string {
 // chunk is an error matching fs.ErrNotExist (store.ErrNotExist is
 // fs.ErrNotExist). A range reaching past the end of the value is truncated
 // to it, as store.Store.GetRange does; readers of this package check the
-// length of what they get.
+// length of what they get. Implementations must be safe for concurrent
+// use: the inner shards of nested sharding are read in parallel.
 type RangeReader interface {
 	// ReadRange returns n bytes from offset off.
 	ReadRange(ctx context.Context, off, n int64) ([]byte, error)

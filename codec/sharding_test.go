@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/zarrfs/zarrfs/internal/peertest"
@@ -119,10 +120,13 @@ type shardRead struct {
 // missing shard.
 type countingReader struct {
 	data  []byte
+	mu    sync.Mutex // guards reads
 	reads []shardRead
 }
 
 func (r *countingReader) ReadRange(_ context.Context, off, n int64) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.reads = append(r.reads, shardRead{off: off, n: n})
 	if r.data == nil {
 		return nil, fmt.Errorf("shard: %w", fs.ErrNotExist)
@@ -133,6 +137,8 @@ func (r *countingReader) ReadRange(_ context.Context, off, n int64) ([]byte, err
 }
 
 func (r *countingReader) ReadSuffix(_ context.Context, n int64) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.reads = append(r.reads, shardRead{suffix: true, n: n})
 	if r.data == nil {
 		return nil, fmt.Errorf("shard: %w", fs.ErrNotExist)
