@@ -57,6 +57,9 @@ func mustNew(t testing.TB, config string) Codec {
 	return c
 }
 
+// jsonUnmarshal unmarshals the JSON text s into v.
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
 // npyArray is a .npy file: its type string, shape, order and raw bytes.
 type npyArray struct {
 	Descr   string

@@ -14,6 +14,7 @@ func TestRegisteredNames(t *testing.T) {
 		"zstd", "numcodecs.zstd",
 		"crc32c", "numcodecs.crc32c",
 		"lz4", "numcodecs.lz4", "https://purl.org/zarr/spec/codec/lz4/1.0",
+		"lzma", "numcodecs.lzma", "https://purl.org/zarr/spec/codec/lzma/1.0",
 		"bz2", "numcodecs.bz2", "https://purl.org/zarr/spec/codec/bz2/1.0",
 		"crc32", "numcodecs.crc32", "adler32", "numcodecs.adler32", "fletcher32", "numcodecs.fletcher32",
 		"vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes",
