@@ -35,6 +35,9 @@ type arrayState struct {
 	writeMu sync.Mutex
 	// readEnd is where the last ReadAt ended, to detect sequential readers.
 	readEnd atomic.Int64
+	// writes counts chunk writes, so that a chunk loaded while one was
+	// written is not cached.
+	writes atomic.Uint64
 }
 
 var arrayIDs atomic.Uint64
@@ -107,32 +110,35 @@ func (a *Array) chunkError(key string, err error) error {
 
 // loadChunk returns the decoded chunk at key, from the cache or the store.
 func (a *Array) loadChunk(ctx context.Context, key string) (*chunkValue, error) {
-	load := func(ctx context.Context) (*chunkValue, error) {
+	load := func(ctx context.Context) (*chunkValue, func() bool, error) {
+		writes := a.writes.Load()
+		valid := func() bool { return a.writes.Load() == writes }
 		data, err := a.st.Get(ctx, key)
 		if errors.Is(err, store.ErrNotExist) {
-			return &chunkValue{missing: true}, nil
+			return &chunkValue{missing: true}, valid, nil
 		}
 		if err != nil {
-			return nil, a.chunkError(key, err)
+			return nil, nil, a.chunkError(key, err)
 		}
 		dec, err := a.pipe.Decode(data)
 		if err != nil {
-			return nil, a.chunkError(key, err)
+			return nil, nil, a.chunkError(key, err)
 		}
 		if !a.Variable() {
 			if int64(len(dec)) != a.layout.chunkElems*int64(a.dt.Size) {
-				return nil, a.chunkError(key, codec.Corruptf("pipeline", "decoded %d bytes, want %d", len(dec), a.layout.chunkElems*int64(a.dt.Size)))
+				return nil, nil, a.chunkError(key, codec.Corruptf("pipeline", "decoded %d bytes, want %d", len(dec), a.layout.chunkElems*int64(a.dt.Size)))
 			}
-			return &chunkValue{fixed: dec}, nil
+			return &chunkValue{fixed: dec}, valid, nil
 		}
 		elems, err := splitVlen(dec, a.layout.chunkElems)
 		if err != nil {
-			return nil, a.chunkError(key, err)
+			return nil, nil, a.chunkError(key, err)
 		}
-		return &chunkValue{vlen: elems}, nil
+		return &chunkValue{vlen: elems}, valid, nil
 	}
 	if a.cache == nil {
-		return load(ctx)
+		v, _, err := load(ctx)
+		return v, err
 	}
 	return a.cache.get(ctx, a.cacheKey(key), load)
 }

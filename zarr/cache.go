@@ -55,9 +55,13 @@ func newChunkCache(limit int64) *chunkCache {
 		prefetch: make(chan struct{}, runtime.GOMAXPROCS(0))}
 }
 
+// loader loads a chunk; it returns with it a check, run under the cache's
+// lock, that the value may still be cached (no write happened meanwhile).
+type loader func(context.Context) (*chunkValue, func() bool, error)
+
 // get returns the cached chunk for key, or calls load once for all
 // concurrent callers and caches what it returns.
-func (c *chunkCache) get(ctx context.Context, key string, load func(context.Context) (*chunkValue, error)) (*chunkValue, error) {
+func (c *chunkCache) get(ctx context.Context, key string, load loader) (*chunkValue, error) {
 	if v := c.lookup(key); v != nil {
 		return v, nil
 	}
@@ -66,11 +70,11 @@ func (c *chunkCache) get(ctx context.Context, key string, load func(context.Cont
 			if v := c.lookup(key); v != nil {
 				return v, nil
 			}
-			v, err := load(ctx)
+			v, valid, err := load(ctx)
 			if err != nil {
 				return nil, err
 			}
-			c.add(key, v)
+			c.add(key, v, valid)
 			return v, nil
 		})
 		select {
@@ -99,14 +103,15 @@ func (c *chunkCache) lookup(key string) *chunkValue {
 	return nil
 }
 
-func (c *chunkCache) add(key string, v *chunkValue) {
+// add caches v under key unless valid (when not nil) reports false.
+func (c *chunkCache) add(key string, v *chunkValue, valid func() bool) {
 	cost := v.cost()
 	if cost > c.limit/2 {
 		return // too big to share the cache with anything else
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.items[key]; ok {
+	if _, ok := c.items[key]; ok || valid != nil && !valid() {
 		return
 	}
 	c.items[key] = c.lru.PushFront(&cacheEntry{key: key, val: v})
@@ -117,10 +122,15 @@ func (c *chunkCache) add(key string, v *chunkValue) {
 	}
 }
 
-// remove drops key from the cache (after a write).
-func (c *chunkCache) remove(key string) {
+// remove drops key from the cache after a write; written, when not nil,
+// runs under the cache's lock first (it marks loads that started before
+// the write as not to be cached).
+func (c *chunkCache) remove(key string, written func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if written != nil {
+		written()
+	}
 	if e, ok := c.items[key]; ok {
 		c.removeElement(e)
 	}

@@ -79,9 +79,9 @@ func TestCacheBounded(t *testing.T) {
 	ctx := context.Background()
 	loads := 0
 	for i := range 50 {
-		_, err := c.get(ctx, fmt.Sprint(i), func(context.Context) (*chunkValue, error) {
+		_, err := c.get(ctx, fmt.Sprint(i), func(context.Context) (*chunkValue, func() bool, error) {
 			loads++
-			return &chunkValue{fixed: make([]byte, 100)}, nil
+			return &chunkValue{fixed: make([]byte, 100)}, nil, nil
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -96,20 +96,29 @@ func TestCacheBounded(t *testing.T) {
 		want int
 	}{{"49", 50}, {"0", 51}} {
 		key, want := step.key, step.want
-		c.get(ctx, key, func(context.Context) (*chunkValue, error) {
+		c.get(ctx, key, func(context.Context) (*chunkValue, func() bool, error) {
 			loads++
-			return &chunkValue{fixed: make([]byte, 100)}, nil
+			return &chunkValue{fixed: make([]byte, 100)}, nil, nil
 		})
 		if loads != want {
 			t.Errorf("after get %s: %d loads, want %d", key, loads, want)
 		}
 	}
 	// Values too big for the cache are not kept.
-	c.get(ctx, "big", func(context.Context) (*chunkValue, error) { return &chunkValue{fixed: make([]byte, 900)}, nil })
+	c.get(ctx, "big", func(context.Context) (*chunkValue, func() bool, error) {
+		return &chunkValue{fixed: make([]byte, 900)}, nil, nil
+	})
 	if c.lookup("big") != nil {
 		t.Error("a value of most of the cache's size was cached")
 	}
-	c.remove("49")
+	c.remove("49", nil)
+	// A load that a write overtook is returned but not cached.
+	c.get(ctx, "stale", func(context.Context) (*chunkValue, func() bool, error) {
+		return &chunkValue{fixed: make([]byte, 10)}, func() bool { return false }, nil
+	})
+	if c.lookup("stale") != nil {
+		t.Error("a load overtaken by a write was cached")
+	}
 	if c.lookup("49") != nil {
 		t.Error("remove did not remove")
 	}
@@ -152,5 +161,59 @@ func TestReadAhead(t *testing.T) {
 	}
 	if h.cache.lookup(a.cacheKey("a/c/7")) != nil {
 		t.Error("read ahead went further than one chunk per core")
+	}
+}
+
+func TestWritesNotShadowedByCache(t *testing.T) {
+	ctx := context.Background()
+	st := memory.New()
+	a, err := CreateArray(ctx, st, "", ArrayMeta{Format: FormatV3, Shape: []int64{64}, ChunkShape: []int64{8}, DataType: "uint8", FillValue: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := make([]byte, 64)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := a.ReadAt(ctx, p, 0); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	p := make([]byte, 64)
+	for i := range 100 {
+		for j := range p {
+			p[j] = byte(i)
+		}
+		if _, err := a.WriteAt(ctx, p[:37], int64(i%27)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	// Every element was last written by one of the final writes.
+	want := make([]byte, 64)
+	for i := range 100 {
+		for j := i % 27; j < i%27+37; j++ {
+			want[j] = byte(i)
+		}
+	}
+	got := make([]byte, 64)
+	if _, err := a.ReadAt(ctx, got, 0); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("after concurrent reads the array reads %v, want %v", got, want)
 	}
 }

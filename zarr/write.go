@@ -278,7 +278,7 @@ func (a *Array) updateChunk(ctx context.Context, w WritableStore, key string, fr
 	}
 	err = w.Set(ctx, key, enc)
 	if a.cache != nil {
-		a.cache.remove(a.cacheKey(key))
+		a.cache.remove(a.cacheKey(key), func() { a.writes.Add(1) })
 	}
 	if err != nil {
 		return a.chunkError(key, err)
