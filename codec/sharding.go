@@ -671,7 +671,7 @@ func (s *Sharding) Encode(chunk []byte, decoded ArraySpec) ([]byte, error) {
 		}
 		itemSize := decoded.DataType.Size
 		innerSize := l.inner.Spec().ByteSize()
-		fillChunk := bytes.Repeat(decoded.FillValue, innerSize/max(itemSize, 1))
+		fillChunk := bytes.Repeat(decoded.FillValue, innerSize/itemSize)
 		innerChunk = func(srcStart []int) ([]byte, bool, error) {
 			inner := make([]byte, innerSize)
 			shardCopy(inner, s.chunkShape, make([]int, rank), chunk, decoded.Shape, srcStart, s.chunkShape, itemSize)
