@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
 
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -43,7 +45,6 @@ type Config struct {
 type Server struct {
 	srv        *fuse.Server
 	mountpoint string
-	direct     bool
 }
 
 // Mount mounts the hierarchy h read-only at mountpoint and serves it in the
@@ -88,7 +89,24 @@ func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
 	}
-	return &Server{srv: srv, mountpoint: mountpoint, direct: direct}, nil
+	if direct {
+		if err := raiseReadahead(mountpoint); err != nil && cfg.Debug {
+			logger.Printf("keeping the kernel's read-ahead: %v", err)
+		}
+	}
+	return &Server{srv: srv, mountpoint: mountpoint}, nil
+}
+
+// raiseReadahead lets the kernel read ahead maxRead bytes on the mount, so
+// that sequential readers get 1 MiB FUSE reads: FUSE caps the read-ahead it
+// negotiates at 128 KiB, but root may raise it in sysfs afterwards.
+func raiseReadahead(mountpoint string) error {
+	var st unix.Stat_t
+	if err := unix.Stat(mountpoint, &st); err != nil {
+		return err
+	}
+	bdi := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", unix.Major(st.Dev), unix.Minor(st.Dev))
+	return os.WriteFile(bdi, []byte(fmt.Sprint(maxRead>>10)), 0)
 }
 
 // Wait blocks until the file system is unmounted (after a lazy unmount:
@@ -118,10 +136,12 @@ func Unmount(mountpoint string, lazy bool) error {
 			flags = syscall.MNT_DETACH
 		}
 		err := syscall.Unmount(mountpoint, flags)
-		if err == nil {
+		switch {
+		case err == nil:
 			return nil
-		}
-		if !errors.Is(err, syscall.EPERM) {
+		case errors.Is(err, syscall.EINVAL):
+			return fmt.Errorf("unmount %s: not a mount point", mountpoint)
+		case !errors.Is(err, syscall.EPERM):
 			return fmt.Errorf("unmount %s: %w", mountpoint, err)
 		}
 	}
@@ -168,16 +188,29 @@ func (e *StaleMountError) Error() string {
 func (e *StaleMountError) Unwrap() error { return syscall.ENOTCONN }
 
 // CheckMountpoint checks that mountpoint is a directory one can mount on; a
-// stale mount is a *StaleMountError naming the command that clears it.
+// stale mount is a *StaleMountError naming the command that clears it. The
+// directory is opened and read, not only stat'ed: the kernel answers stat
+// on a stale FUSE mount from its attribute cache.
 func CheckMountpoint(mountpoint string) error {
 	st, err := os.Stat(mountpoint)
+	if err == nil && !st.IsDir() {
+		return fmt.Errorf("mountpoint %s: not a directory", mountpoint)
+	}
+	if err == nil {
+		var f *os.File
+		if f, err = os.Open(mountpoint); err == nil {
+			_, err = f.Readdirnames(1)
+			f.Close()
+		}
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+	}
 	switch {
 	case errors.Is(err, syscall.ENOTCONN):
 		return &StaleMountError{Mountpoint: mountpoint}
 	case err != nil:
 		return fmt.Errorf("mountpoint: %w", err)
-	case !st.IsDir():
-		return fmt.Errorf("mountpoint %s: not a directory", mountpoint)
 	}
 	return nil
 }

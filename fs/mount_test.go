@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/zarrfs/zarrfs/store/dir"
 	"github.com/zarrfs/zarrfs/zarr"
@@ -228,7 +232,32 @@ func TestMountReadOnly(t *testing.T) {
 	}
 }
 
+// TestMountStale aborts the FUSE connection of a mount, as the death of its
+// server would, and checks that the mountpoint is then reported stale.
 func TestMountStale(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("aborting a FUSE connection needs root")
+	}
+	mnt, _ := mountDir(t, exampleDir(t))
+	var st unix.Stat_t
+	if err := unix.Stat(mnt, &st); err != nil {
+		t.Fatal(err)
+	}
+	abort := fmt.Sprintf("/sys/fs/fuse/connections/%d/abort", unix.Minor(st.Dev))
+	if err := os.WriteFile(abort, []byte("1"), 0); err != nil {
+		t.Skipf("cannot abort the connection: %v", err)
+	}
+	err := CheckMountpoint(mnt)
+	var stale *StaleMountError
+	if !errors.As(err, &stale) || !strings.Contains(err.Error(), "fusermount3 -u "+mnt) {
+		t.Errorf("CheckMountpoint on an aborted mount: %v", err)
+	}
+	if _, err := Mount(mnt, nil, Config{}); !errors.As(err, &stale) {
+		t.Errorf("Mount on an aborted mount: %v, want a StaleMountError", err)
+	}
+}
+
+func TestCheckMountpoint(t *testing.T) {
 	if err := CheckMountpoint(t.TempDir()); err != nil {
 		t.Errorf("empty directory: %v", err)
 	}
@@ -239,8 +268,11 @@ func TestMountStale(t *testing.T) {
 	if err := CheckMountpoint(f); err == nil {
 		t.Error("a regular file is accepted as a mountpoint")
 	}
+	if err := CheckMountpoint(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing directory: %v", err)
+	}
 	err := error(&StaleMountError{Mountpoint: "/mnt/x"})
-	if !errors.Is(err, syscall.ENOTCONN) || !bytes.Contains([]byte(err.Error()), []byte("fusermount3 -u /mnt/x")) {
+	if !errors.Is(err, syscall.ENOTCONN) || !strings.Contains(err.Error(), "fusermount3 -u /mnt/x") {
 		t.Errorf("stale mount error %q does not name the command that clears it", err)
 	}
 }

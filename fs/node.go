@@ -62,7 +62,7 @@ func (m *mountFS) setAttr(out *fuse.Attr, mode uint32, size uint64, nlink uint32
 	out.Blksize = blockSize
 	out.Blocks = (size + 511) / 512
 	out.Owner = fuse.Owner{Uid: m.uid, Gid: m.gid}
-	out.SetTimes(nil, &mtime, &mtime)
+	out.SetTimes(&mtime, &mtime, &mtime)
 }
 
 // attrNode is implemented by every node of the mount.
