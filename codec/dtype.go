@@ -23,9 +23,22 @@ type NumpyType struct {
 	Unit string
 }
 
-// ParseNumpyType parses a NumPy type string. A missing or native ("=")
-// byte order means little-endian, the order of every machine zarrfs runs on.
+// numpyNames are the NumPy type names (also the Zarr v3 names) that
+// configurations may use instead of type strings ("int32" for "<i4").
+var numpyNames = map[string]string{
+	"bool": "|b1", "int8": "|i1", "int16": "<i2", "int32": "<i4", "int64": "<i8",
+	"uint8": "|u1", "uint16": "<u2", "uint32": "<u4", "uint64": "<u8",
+	"float16": "<f2", "float32": "<f4", "float64": "<f8",
+	"complex64": "<c8", "complex128": "<c16",
+}
+
+// ParseNumpyType parses a NumPy type string or one of the type names of
+// numpyNames. A missing or native ("=") byte order means little-endian,
+// the order of every machine zarrfs runs on.
 func ParseNumpyType(s string) (NumpyType, error) {
+	if typestr, ok := numpyNames[s]; ok {
+		s = typestr
+	}
 	var t NumpyType
 	rest := s
 	if rest != "" {
@@ -108,6 +121,19 @@ func (t NumpyType) String() string {
 		s += "[" + t.Unit + "]"
 	}
 	return s
+}
+
+// DataTypeName returns the Zarr v3 name of t ("int32"), or "" when t has
+// none among numpyNames.
+func (t NumpyType) DataTypeName() string {
+	le := t
+	le.Big = false
+	for name, typestr := range numpyNames {
+		if u, err := ParseNumpyType(typestr); err == nil && u == le {
+			return name
+		}
+	}
+	return ""
 }
 
 // order returns the byte order of t's elements.

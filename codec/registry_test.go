@@ -20,6 +20,7 @@ func TestRegisteredNames(t *testing.T) {
 		"vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes",
 		"delta", "fixedscaleoffset", "quantize", "astype", "shuffle", "numcodecs.shuffle",
 		"packbits", "categorize", "bitround", "numcodecs.bitround",
+		"numcodecs.delta", "numcodecs.fixedscaleoffset", "numcodecs.quantize", "numcodecs.astype", "numcodecs.packbits",
 	}
 	for _, n := range names {
 		if !Registered(n) {
