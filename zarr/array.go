@@ -252,21 +252,42 @@ func (a *Array) runs(e0, e1 int64, fn func(run) error) error {
 const batchBytes = 256 << 20
 
 // forRuns fetches the chunks of the runs covering [e0, e1) in parallel
-// batches and calls apply for every run in order with its chunk.
-func (a *Array) forRuns(ctx context.Context, e0, e1 int64, apply func(run, *chunkValue) error) error {
+// batches and calls apply for every run in order with its chunk. When
+// partial is set, shards of which a run needs little are read in part
+// (their index and the inner chunks needed) instead of whole.
+func (a *Array) forRuns(ctx context.Context, e0, e1 int64, partial bool, apply func(run, *chunkValue) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	chunkBytes := max(a.layout.chunkElems*int64(max(a.dt.Size, 8)), 1)
 	maxChunks := max(min(int64(4*workers), batchBytes/chunkBytes), 1)
+	var shard *codec.Sharding
+	if partial && a.cache != nil {
+		shard = a.sharding()
+	}
 	var batch []run
 	var chunks []int64
 	seen := map[int64]int{}
 	flush := func() error {
 		vals := make([]*chunkValue, len(chunks))
+		var perChunk [][]run
+		if shard != nil {
+			perChunk = make([][]run, len(chunks))
+			for _, r := range batch {
+				i := seen[r.chunk]
+				perChunk[i] = append(perChunk[i], r)
+			}
+		}
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(workers)
 		for i, c := range chunks {
 			g.Go(func() error {
-				v, err := a.loadChunk(gctx, a.chunkKeyAt(c))
+				key := a.chunkKeyAt(c)
+				var v *chunkValue
+				var err error
+				if shard != nil && a.fewElements(perChunk[i]) && a.cache.lookup(a.cacheKey(key)) == nil {
+					v, err = a.loadRegion(gctx, shard, key, perChunk[i])
+				} else {
+					v, err = a.loadChunk(gctx, key)
+				}
 				vals[i] = v
 				return err
 			})
@@ -275,7 +296,11 @@ func (a *Array) forRuns(ctx context.Context, e0, e1 int64, apply func(run, *chun
 			return err
 		}
 		for _, r := range batch {
-			if err := apply(r, vals[seen[r.chunk]]); err != nil {
+			v := vals[seen[r.chunk]]
+			if v.box != nil {
+				r.inOff = v.box.offset(a.ChunkShape, r.inOff)
+			}
+			if err := apply(r, v); err != nil {
 				return err
 			}
 		}
@@ -306,6 +331,15 @@ func (a *Array) forRuns(ctx context.Context, e0, e1 int64, apply func(run, *chun
 	return flush()
 }
 
+// fewElements reports whether runs need at most a quarter of their chunk.
+func (a *Array) fewElements(runs []run) bool {
+	var n int64
+	for _, r := range runs {
+		n += r.n
+	}
+	return n <= a.layout.chunkElems/4
+}
+
 // fillElements sets dst to repetitions of the element fill.
 func fillElements(dst, fill []byte) {
 	allZero := true
@@ -325,10 +359,11 @@ func fillElements(dst, fill []byte) {
 	}
 }
 
-// readElements decodes the elements [e0, e1) into dst.
-func (a *Array) readElements(ctx context.Context, dst []byte, e0, e1 int64) error {
+// readElements decodes the elements [e0, e1) into dst; partial allows
+// reading parts of shards.
+func (a *Array) readElements(ctx context.Context, dst []byte, e0, e1 int64, partial bool) error {
 	size := int64(a.dt.Size)
-	return a.forRuns(ctx, e0, e1, func(r run, v *chunkValue) error {
+	return a.forRuns(ctx, e0, e1, partial, func(r run, v *chunkValue) error {
 		out := dst[(r.outOff-e0)*size : (r.outOff-e0+r.n)*size]
 		if v.missing {
 			fillElements(out, a.fill)
@@ -359,18 +394,21 @@ func (a *Array) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	n := min(int64(len(p)), size-off)
 	item := int64(a.dt.Size)
 	e0, e1 := off/item, (off+n-1)/item+1
+	// A sequential reader reads whole shards (cached, read ahead); a
+	// random one only the parts of shards it needs.
+	sequential := a.readEnd.Swap(off+n) == off && off > 0
 	if off%item == 0 && n%item == 0 {
-		if err := a.readElements(ctx, p[:n], e0, e1); err != nil {
+		if err := a.readElements(ctx, p[:n], e0, e1, !sequential); err != nil {
 			return 0, err
 		}
 	} else {
 		buf := make([]byte, (e1-e0)*item)
-		if err := a.readElements(ctx, buf, e0, e1); err != nil {
+		if err := a.readElements(ctx, buf, e0, e1, !sequential); err != nil {
 			return 0, err
 		}
 		copy(p[:n], buf[off-e0*item:])
 	}
-	if a.readEnd.Swap(off+n) == off && off > 0 {
+	if sequential {
 		a.readAhead(e1, max(e1-e0, a.layout.chunkElems))
 	}
 	if n < int64(len(p)) {
@@ -442,7 +480,7 @@ func (a *Array) Elements(ctx context.Context, fn func(elem []byte) error) error 
 		return err
 	}
 	if a.Variable() {
-		return a.forRuns(ctx, 0, a.layout.nelem, func(r run, v *chunkValue) error {
+		return a.forRuns(ctx, 0, a.layout.nelem, false, func(r run, v *chunkValue) error {
 			for i := range r.n {
 				e := a.fill
 				if !v.missing {
@@ -461,7 +499,7 @@ func (a *Array) Elements(ctx context.Context, fn func(elem []byte) error) error 
 	for e := int64(0); e < a.layout.nelem; e += block {
 		end := min(e+block, a.layout.nelem)
 		b := buf[:(end-e)*item]
-		if err := a.readElements(ctx, b, e, end); err != nil {
+		if err := a.readElements(ctx, b, e, end, false); err != nil {
 			return err
 		}
 		for i := int64(0); i < int64(len(b)); i += item {

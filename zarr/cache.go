@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/zarrfs/zarrfs/codec"
 )
 
 // chunkValue is a decoded chunk: the bytes of a fixed-size chunk or the
@@ -17,11 +19,19 @@ type chunkValue struct {
 	fixed   []byte
 	vlen    [][]byte
 	missing bool
+	// box is set when fixed holds only this region of the chunk (a
+	// partial read of a shard); such values are never cached.
+	box *box
+	// index is a shard index (cached under the shard's key + "\x00index").
+	index *codec.ShardIndex
 }
 
 // cost returns the approximate memory held by v.
 func (v *chunkValue) cost() int64 {
 	n := int64(64 + len(v.fixed))
+	if v.index != nil {
+		n += int64(v.index.Size())
+	}
 	for _, e := range v.vlen {
 		n += int64(24 + len(e))
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // Open opens the hierarchy stored in st, detecting its format at the root:
-// zarr.json is v3; .zmetadata, .zgroup or .zarray is v2. Consolidated
+// zarr.json is v3; .zmetadata, .zgroup or .zarray is v2; meta is v1. Consolidated
 // metadata at the root (v2 .zmetadata, v3 consolidated_metadata) is used
 // when present, so that a remote store opens with one read.
 func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error) {
@@ -63,9 +63,13 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 			return h, nil
 		}
 	}
-	// The v1 format ("meta" at the root) and the v3 drafts are detected
-	// here when they are added.
-	return nil, fmt.Errorf("%s: no Zarr metadata (zarr.json, .zgroup, .zarray or .zmetadata) at the root: %w", st, ErrNotExist)
+	if _, ok, err := get(v1MetaDoc); err != nil {
+		return nil, err
+	} else if ok {
+		h.format = FormatV1
+		return h, nil
+	}
+	return nil, fmt.Errorf("%s: no Zarr metadata (zarr.json, .zgroup, .zarray, .zmetadata or v1 meta) at the root: %w", st, ErrNotExist)
 }
 
 // getDocument reads a metadata document, refusing (with ErrInvalidMetadata)
@@ -216,6 +220,8 @@ func (h *Hierarchy) load(ctx context.Context, p string) (*Node, error) {
 		n, err = h.loadV3(ctx, p)
 	case FormatV2:
 		n, err = h.loadV2(ctx, p)
+	case FormatV1:
+		n, err = h.loadV1(ctx, p)
 	default:
 		err = codec.Unsupportedf("format %d", h.format)
 	}

@@ -1,0 +1,228 @@
+package zarr
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/zarrfs/zarrfs/codec"
+)
+
+// v1 document names: a v1 store is one array whose configuration is in
+// "meta" and whose user attributes are in "attrs", both at the root.
+const (
+	v1MetaDoc  = "meta"
+	v1AttrsDoc = "attrs"
+)
+
+// v1Compressors maps the v1 "compression" names to registered codecs.
+// "none" (or null) means the chunks are stored uncompressed.
+var v1Compressors = map[string]string{
+	"blosc": "blosc",
+	"zlib":  "zlib",
+	"bz2":   "bz2",
+	"lzma":  "lzma",
+}
+
+// loadV1 reads the node at p of a v1 store: the array at the root. A v1
+// store has no other nodes.
+func (h *Hierarchy) loadV1(ctx context.Context, p string) (*Node, error) {
+	if p != "" {
+		return nil, ErrNotExist
+	}
+	doc, _, found, err := h.document(ctx, v1MetaDoc, "")
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, ErrNotExist
+	}
+	n := &Node{Kind: KindArray, Format: FormatV1, Documents: []Document{{Name: v1MetaDoc, Data: doc}}}
+	h.modTime(ctx, n, v1MetaDoc)
+	attrs, _, hasAttrs, err := h.document(ctx, v1AttrsDoc, "")
+	if err != nil {
+		n.Err = fmt.Errorf("%s: %w", v1AttrsDoc, err)
+		return n, nil
+	}
+	if hasAttrs {
+		n.Documents = append(n.Documents, Document{Name: v1AttrsDoc, Data: attrs})
+		if n.Attributes, err = parseAttributes(v1AttrsDoc, pythonJSON(attrs)); err != nil {
+			n.Err = err
+			return n, nil
+		}
+	}
+	n.Array, n.Err = parseV1Array(doc)
+	return n, nil
+}
+
+// parseV1Array parses a v1 meta document. As with parseV2Array, an error
+// means the node is unusable, while an unsupported data type or
+// compression gives an Array with Err set.
+func parseV1Array(doc []byte) (*Array, error) {
+	obj, err := decodeObject(v1MetaDoc, pythonJSON(doc))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkZarrFormat(v1MetaDoc, obj, 1); err != nil {
+		return nil, err
+	}
+	shape, err := parseDims("shape", obj["shape"], false)
+	if err != nil {
+		return nil, err
+	}
+	chunks, err := parseDims("chunks", obj["chunks"], true)
+	if err != nil {
+		return nil, err
+	}
+	if len(chunks) != len(shape) {
+		return nil, fmt.Errorf("%w: chunks %v and shape %v differ in rank", ErrInvalidMetadata, chunks, shape)
+	}
+	order := "C"
+	if raw, ok := obj["order"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &order); err != nil || order != "C" && order != "F" {
+			return nil, fmt.Errorf("%w: order %s must be \"C\" or \"F\"", ErrInvalidMetadata, compact(raw))
+		}
+	}
+	compressor, err := parseV1Compression(obj["compression"], obj["compression_opts"])
+	if err != nil {
+		return nil, err
+	}
+	chain := []v3Codec{}
+	if compressor != nil {
+		chain = append(chain, compressor.v3JSON())
+	}
+	codecsJSON, err := json.Marshal(chain)
+	if err != nil {
+		return nil, fmt.Errorf("%w: codecs: %v", ErrInvalidMetadata, err)
+	}
+	fillRaw := obj["fill_value"]
+	if fillRaw == nil {
+		fillRaw = json.RawMessage("null")
+	}
+	a := &Array{Shape: shape, ChunkShape: chunks, FillValue: fillRaw, Codecs: codecsJSON}
+	a.format, a.keys = FormatV1, chunkKeys{sep: "."}
+	dt, err := parseV2DataType(obj["dtype"])
+	if err == nil && dt.kind == 'O' {
+		err = codec.Unsupportedf("object data type in a v1 array")
+	}
+	if err != nil {
+		if !errors.Is(err, ErrUnsupported) {
+			return nil, err
+		}
+		a.DataType = DataType{Name: typeName(obj["dtype"])}
+		a.Err = err
+		return a, nil
+	}
+	layout, err := newChunkLayout(shape, chunks, dt.Size)
+	if err != nil {
+		return nil, err
+	}
+	fill, err := parseFillValue(dt, fillRaw, FormatV2)
+	if err != nil {
+		return nil, err
+	}
+	a.setType(dt, fill, layout)
+	a.Err = a.buildPipeline(func() ([]codec.Codec, error) {
+		return v2Chain(dt, len(shape), order, nil, nil, compressor)
+	})
+	if errors.Is(a.Err, ErrInvalidMetadata) {
+		return nil, a.Err
+	}
+	return a, nil
+}
+
+// parseV1Compression turns the v1 compression and compression_opts members
+// into the equivalent numcodecs codec; nil means no compression. Missing
+// options take zarr 1's defaults (blosc: blosclz, level 5, byte shuffle;
+// zlib and bz2: level 1).
+func parseV1Compression(nameRaw, optsRaw json.RawMessage) (*v2Codec, error) {
+	name := "none"
+	if nameRaw != nil && string(nameRaw) != "null" {
+		if err := json.Unmarshal(nameRaw, &name); err != nil {
+			return nil, fmt.Errorf("%w: compression %s is not a string", ErrInvalidMetadata, compact(nameRaw))
+		}
+	}
+	if name == "none" {
+		return nil, nil
+	}
+	id, ok := v1Compressors[name]
+	if !ok {
+		return &v2Codec{id: name, cfg: codec.Config{}}, nil // unsupported when the pipeline is built
+	}
+	hasOpts := optsRaw != nil && string(optsRaw) != "null"
+	cfg := codec.Config{}
+	switch name {
+	case "blosc":
+		cfg["cname"], cfg["clevel"], cfg["shuffle"] = json.RawMessage(`"blosclz"`), json.RawMessage("5"), json.RawMessage("1")
+		if hasOpts {
+			var opts codec.Config
+			if err := json.Unmarshal(optsRaw, &opts); err != nil || opts == nil {
+				return nil, fmt.Errorf("%w: compression_opts %s of blosc is not an object", ErrInvalidMetadata, compact(optsRaw))
+			}
+			for k, v := range opts {
+				cfg[k] = v
+			}
+		}
+	case "zlib", "bz2":
+		cfg["level"] = json.RawMessage("1")
+		if hasOpts {
+			var level int
+			if err := json.Unmarshal(optsRaw, &level); err != nil {
+				return nil, fmt.Errorf("%w: compression_opts %s of %s is not a level", ErrInvalidMetadata, compact(optsRaw), name)
+			}
+			cfg["level"] = optsRaw
+		}
+	case "lzma":
+		if hasOpts {
+			if err := json.Unmarshal(optsRaw, &cfg); err != nil || cfg == nil {
+				return nil, fmt.Errorf("%w: compression_opts %s of lzma is not an object", ErrInvalidMetadata, compact(optsRaw))
+			}
+		}
+	}
+	return &v2Codec{id: id, cfg: cfg}, nil
+}
+
+// pythonJSON returns doc with the bare NaN, Infinity and -Infinity tokens
+// Python's json module writes for non-finite floats (outside strings)
+// turned into the strings "NaN", "Infinity" and "-Infinity", which is how
+// Zarr spells them; doc itself is returned when it has none.
+func pythonJSON(doc []byte) []byte {
+	if !bytes.Contains(doc, []byte("NaN")) && !bytes.Contains(doc, []byte("Infinity")) {
+		return doc
+	}
+	var out []byte
+	inString, escaped := false, false
+	for i := 0; i < len(doc); i++ {
+		c := doc[i]
+		if inString {
+			out = append(out, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		replaced := false
+		for _, tok := range []string{"NaN", "Infinity", "-Infinity"} {
+			if bytes.HasPrefix(doc[i:], []byte(tok)) {
+				out = append(out, '"')
+				out = append(out, tok...)
+				out = append(out, '"')
+				i += len(tok) - 1
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, c)
+			inString = c == '"'
+		}
+	}
+	return out
+}
