@@ -116,7 +116,7 @@ func (d *dirNode) newChild(e entry) attrNode {
 	case entryDocument:
 		return &bytesFile{m: d.m, data: e.doc, mtime: d.node.ModTime}
 	case entryInfo:
-		return &bytesFile{m: d.m, data: []byte(d.node.Info().Text()), mtime: d.node.ModTime}
+		return &bytesFile{m: d.m, data: []byte(InfoText(d.node)), mtime: d.node.ModTime}
 	case entryData, entryNpy:
 		return newDataFile(d.m, d.node, e.kind == entryNpy)
 	case entryText:
@@ -203,4 +203,14 @@ func (d *dirNode) Getxattr(_ context.Context, attr string, dest []byte) (uint32,
 // Listxattr lists the user.zarr.* attributes.
 func (d *dirNode) Listxattr(_ context.Context, dest []byte) (uint32, syscall.Errno) {
 	return d.xattrs().list(dest)
+}
+
+// InfoText is the content of a node's info.txt, which `zarrfs info` prints
+// too: the engine's summary, ending in a newline.
+func InfoText(n *zarr.Node) string {
+	text := n.Info().Text()
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return text
 }

@@ -55,6 +55,9 @@ func (f *bytesFile) Open(_ context.Context, flags uint32) (gofs.FileHandle, uint
 
 // Read copies from the file's content.
 func (f *bytesFile) Read(_ context.Context, _ gofs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if off < 0 {
+		return nil, syscall.EINVAL
+	}
 	if off >= int64(len(f.data)) {
 		return fuse.ReadResultData(nil), 0
 	}
@@ -138,6 +141,9 @@ func (f *dataFile) Open(_ context.Context, flags uint32) (gofs.FileHandle, uint3
 
 // Read copies the header, then the array's contents through Array.ReadAt.
 func (f *dataFile) Read(ctx context.Context, _ gofs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if off < 0 {
+		return nil, syscall.EINVAL
+	}
 	if err := f.readable(); err != nil {
 		return nil, f.m.log.errno(err)
 	}
@@ -234,6 +240,9 @@ func (f *textFile) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uin
 
 // Read copies from the rendered text.
 func (f *textFile) Read(ctx context.Context, _ gofs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if off < 0 {
+		return nil, syscall.EINVAL
+	}
 	text, err := f.render(ctx)
 	if err != nil {
 		return nil, f.m.log.errno(err)

@@ -187,7 +187,7 @@ var infoCommand = command{
 				return err
 			}
 			if !*asJSON {
-				_, err := io.WriteString(e.stdout, n.Info().Text())
+				_, err := io.WriteString(e.stdout, fs.InfoText(n))
 				return err
 			}
 			b, err := json.MarshalIndent(n.Info(), "", "  ")

@@ -1,0 +1,182 @@
+package fs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/zarrfs/zarrfs/store/memory"
+	"github.com/zarrfs/zarrfs/zarr"
+	"github.com/zarrfs/zarrfs/zarr/example"
+)
+
+// exampleNode opens the example hierarchy in memory and returns one node.
+func exampleNode(t *testing.T, path string) (*mountFS, *zarr.Node) {
+	t.Helper()
+	ctx := context.Background()
+	st := memory.New()
+	if err := example.Write(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	h, err := zarr.Open(ctx, st, zarr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := h.Node(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &mountFS{h: h, log: errorLog{logger: log.New(io.Discard, "", 0)}}, n
+}
+
+// readResult returns the bytes of a FUSE read result.
+func readResult(t *testing.T, r fuse.ReadResult, errno syscall.Errno, size int) []byte {
+	t.Helper()
+	if errno != 0 {
+		t.Fatalf("read: %v", errno)
+	}
+	b, status := r.Bytes(make([]byte, size))
+	if !status.Ok() {
+		t.Fatalf("read result: %v", status)
+	}
+	return b
+}
+
+// TestDataFileRead reads data and data.npy at offsets around the end of the
+// header, inside and past the end, and compares with the header followed by
+// Array.ReadAt's bytes.
+func TestDataFileRead(t *testing.T) {
+	ctx := context.Background()
+	m, n := exampleNode(t, "image")
+	content := make([]byte, n.Array.Size())
+	if k, err := n.Array.ReadAt(ctx, content, 0); k != len(content) {
+		t.Fatalf("ReadAt: %d bytes, %v", k, err)
+	}
+	for _, npy := range []bool{false, true} {
+		f := newDataFile(m, n, npy)
+		want := content
+		if npy {
+			want = append(NpyHeader("<i2", []int64{256, 256}), content...)
+		}
+		if f.size() != int64(len(want)) {
+			t.Errorf("npy=%v: size %d, want %d", npy, f.size(), len(want))
+		}
+		h := int64(len(f.header))
+		for _, c := range []struct{ off, n int64 }{
+			{0, 10}, {0, 1 << 20}, {max(h-1, 0), 2}, {h, 128}, {h + 1, 3}, {1000, 4096},
+			{int64(len(want)) - 5, 100}, {int64(len(want)), 10}, {int64(len(want)) + 100, 10},
+		} {
+			dest := make([]byte, c.n)
+			r, errno := f.Read(ctx, nil, dest, c.off)
+			got := readResult(t, r, errno, int(c.n))
+			lo, hi := min(c.off, int64(len(want))), min(c.off+c.n, int64(len(want)))
+			if !bytes.Equal(got, want[lo:hi]) {
+				t.Errorf("npy=%v: read [%d +%d): %d bytes differ from the expected %d", npy, c.off, c.n, len(got), hi-lo)
+			}
+		}
+		if _, errno := f.Read(ctx, nil, make([]byte, 4), -1); errno != syscall.EINVAL {
+			t.Errorf("npy=%v: read at -1: %v, want EINVAL", npy, errno)
+		}
+	}
+}
+
+func TestTextFileRead(t *testing.T) {
+	ctx := context.Background()
+	m, n := exampleNode(t, "stations")
+	if n.Array == nil || !n.Array.Variable() {
+		t.Skip("the example has no variable-length array")
+	}
+	f := &textFile{m: m, node: n}
+	want := "Reykjavík\nZürich\n東京\nSão Paulo\nMcMurdo\\nStation\nC:\\\\weather\n"
+	var out fuse.Attr
+	f.attr(ctx, &out)
+	if out.Size != uint64(len(want)) {
+		t.Errorf("data.txt size %d, want %d", out.Size, len(want))
+	}
+	r, errno := f.Read(ctx, nil, make([]byte, 7), 11)
+	if got := readResult(t, r, errno, 7); string(got) != want[11:18] {
+		t.Errorf("read [11 +7) = %q, want %q", got, want[11:18])
+	}
+	var b bytes.Buffer
+	if err := WriteText(ctx, &b, n.Array); err != nil || b.String() != want {
+		t.Errorf("WriteText = %q, %v; want %q", b.String(), err, want)
+	}
+}
+
+// brokenDir writes a v3 hierarchy with a good array, one whose codec zarrfs
+// does not know, and one whose metadata is not JSON.
+func brokenDir(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	doc := func(codec string) string {
+		return fmt.Sprintf(`{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"uint8",`+
+			`"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[4]}},`+
+			`"chunk_key_encoding":{"name":"default"},"fill_value":7,"codecs":[{"name":"bytes"}%s]}`, codec)
+	}
+	files := map[string]string{
+		"zarr.json":         `{"zarr_format":3,"node_type":"group"}`,
+		"good/zarr.json":    doc(""),
+		"unknown/zarr.json": doc(`,{"name":"no-such-codec"}`),
+		"garbled/zarr.json": `{"zarr_format":3,"node_type":"array",`,
+	}
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestMountBrokenNodes(t *testing.T) {
+	mnt, h := mountDir(t, brokenDir(t))
+	if got := strings.Join(names(t, mnt), " "); got != "garbled good info.txt unknown zarr.json" {
+		t.Errorf("root lists %q: a broken node must not hide its siblings", got)
+	}
+	if got := strings.Join(names(t, filepath.Join(mnt, "unknown")), " "); !strings.Contains(got, "zarr.json") || !strings.Contains(got, "data") {
+		t.Errorf("the array with an unknown codec lists %q, want its document and data", got)
+	}
+	n, err := h.Node(context.Background(), "unknown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw json.RawMessage
+	for _, d := range n.Documents {
+		raw = d.Data
+	}
+	if fi := stat(t, filepath.Join(mnt, "unknown", "zarr.json")); fi.Size() != int64(len(raw)) {
+		t.Errorf("zarr.json of the broken array: size %d, want %d", fi.Size(), len(raw))
+	}
+	// A document that is not JSON makes a broken node that still lists.
+	if got := strings.Join(names(t, filepath.Join(mnt, "garbled")), " "); got != "info.txt zarr.json" {
+		t.Errorf("the garbled node lists %q", got)
+	}
+	// Opening data (no read: reads go through a subprocess) reports why.
+	f, err := os.Open(filepath.Join(mnt, "unknown", "data"))
+	if err == nil {
+		f.Close()
+	}
+	if !errors.Is(err, syscall.EOPNOTSUPP) {
+		t.Errorf("open unknown/data: %v, want EOPNOTSUPP", err)
+	}
+	f, err = os.Open(filepath.Join(mnt, "good", "data"))
+	if err != nil {
+		t.Errorf("open good/data: %v", err)
+	} else {
+		f.Close()
+	}
+}
