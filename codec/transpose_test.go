@@ -172,3 +172,24 @@ for line in open(sys.argv[1]).read().splitlines():
 		equalBytes(t, line, got, want)
 	}
 }
+
+func FuzzTransposeDecode(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6}, uint8(2), uint8(3), true)
+	f.Fuzz(func(t *testing.T, data []byte, a, b uint8, vlen bool) {
+		spec := ArraySpec{Shape: []int{int(a), int(b)}, DataType: DataType{"uint8", 1}}
+		if vlen {
+			spec.DataType = DataType{"bytes", 0}
+		}
+		out, err := (Transpose{Order: []int{1, 0}}).Decode(data, spec)
+		if err != nil {
+			return
+		}
+		if !vlen && len(out) != spec.ByteSize() {
+			t.Fatalf("Decode gave %d bytes, want %d", len(out), spec.ByteSize())
+		}
+		back, err := (Transpose{Order: []int{1, 0}}).Encode(out, spec)
+		if err != nil || string(back) != string(data) {
+			t.Fatalf("round trip failed: %v", err)
+		}
+	})
+}
