@@ -27,6 +27,9 @@ import (
 // zarrfsBin is the binary built once by TestMain.
 var zarrfsBin string
 
+// tmpRoot is a directory for the whole run, removed at its end.
+var tmpRoot string
+
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
 }
@@ -38,6 +41,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
+	tmpRoot = tmp
 	zarrfsBin = filepath.Join(tmp, "zarrfs")
 	build := exec.Command("go", "build", "-o", zarrfsBin, "./cmd/zarrfs")
 	build.Dir = peertest.RepoRoot()

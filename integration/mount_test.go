@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -455,12 +456,15 @@ with open(os.path.join(root, "broken", "unknown", "0"), "wb") as f:
     f.write(b"garbage")
 `
 
+// brokenOnce adds the broken arrays to the shared v2 store once.
+var brokenOnce sync.Once
+
 // TestMountPythonV2 mounts the arrays zarr-python wrote (plus one with an
 // unknown codec) and checks them with real tools.
 func TestMountPythonV2(t *testing.T) {
 	needFuse(t)
 	store, cases := writeV2(t)
-	peertest.RunPython(t, brokenProgram, store)
+	brokenOnce.Do(func() { peertest.RunPython(t, brokenProgram, store) })
 	fine := filepath.Join(t.TempDir(), "fine.bin")
 	if err := os.WriteFile(fine, []byte{0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0}, 0o644); err != nil {
 		t.Fatal(err)

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/zarrfs/zarrfs/internal/peertest"
@@ -27,7 +30,7 @@ var v2Compressors = map[string]string{
 	"blosc-zlib-shuffle":      "",
 	"lz4":                     "",
 	"bz2":                     "",
-	"lzma":                    "no lzma codec in codec/ yet",
+	"lzma":                    "",
 }
 
 // v2Case is one array write_v2.py wrote.
@@ -42,30 +45,53 @@ type v2Case struct {
 	Partial    bool   `json:"partial"`
 }
 
-// writeV2 has zarr-python write its v2 arrays into a new store and returns
-// the store and the cases with their reference bytes.
+// v2Store caches writeV2's store: zarr-python writes it once per run.
+var v2Store struct {
+	once  sync.Once
+	dir   string
+	cases []v2Case
+	err   error
+}
+
+// writeV2 has zarr-python write its v2 arrays into a store (once per test
+// binary; the tests only read it) and returns the store and the cases with
+// their reference bytes.
 func writeV2(t *testing.T) (string, []v2Case) {
 	t.Helper()
-	store := filepath.Join(t.TempDir(), "v2.zarr")
-	refs := filepath.Join(t.TempDir(), "refs")
-	script, err := os.ReadFile(filepath.Join(peertest.RepoRoot(), "integration", "py", "write_v2.py"))
-	if err != nil {
-		t.Fatal(err)
+	peertest.NeedPython(t)
+	v2Store.once.Do(func() {
+		v2Store.dir, v2Store.cases, v2Store.err = runWriteV2(filepath.Join(tmpRoot, "python-v2"))
+	})
+	if v2Store.err != nil {
+		t.Fatal(v2Store.err)
 	}
-	out := peertest.RunPython(t, string(script), store, refs)
+	return v2Store.dir, v2Store.cases
+}
+
+func runWriteV2(dir string) (string, []v2Case, error) {
+	store := filepath.Join(dir, "v2.zarr")
+	refs := filepath.Join(dir, "refs")
+	script := filepath.Join(peertest.RepoRoot(), "integration", "py", "write_v2.py")
+	cmd := exec.Command(peertest.Python, script, store, refs)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", nil, fmt.Errorf("write_v2.py: %v\n%s", err, stderr.String())
+	}
 	var cases []v2Case
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		var c v2Case
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("write_v2.py printed %q: %v", sc.Text(), err)
+			return "", nil, fmt.Errorf("write_v2.py printed %q: %v", sc.Text(), err)
 		}
 		cases = append(cases, c)
 	}
 	if len(cases) < 100 {
-		t.Fatalf("write_v2.py wrote only %d arrays", len(cases))
+		return "", nil, fmt.Errorf("write_v2.py wrote only %d arrays", len(cases))
 	}
-	return store, cases
+	return store, cases, nil
 }
 
 // TestPeerPythonV2: zarr-python writes v2 arrays across dtypes,
