@@ -115,16 +115,23 @@ func FuzzFillValue(f *testing.F) {
 	})
 }
 
-// FuzzReadChunk reads arrays whose stored chunks are arbitrary bytes: the
-// engine must fail cleanly, never panic or return short reads.
+// FuzzReadChunk reads arrays whose stored chunks are arbitrary bytes
+// (plain, gzip-compressed, or shards read whole and in part): the engine
+// must fail cleanly, never panic or return short reads.
 func FuzzReadChunk(f *testing.F) {
-	f.Add([]byte{1, 2, 3}, false)
-	f.Add([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0}, true)
-	f.Fuzz(func(t *testing.T, chunk []byte, gzip bool) {
+	f.Add([]byte{1, 2, 3}, uint8(0), uint8(0))
+	f.Add([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0}, uint8(1), uint8(3))
+	f.Add(append(make([]byte, 8), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0), uint8(2), uint8(1))
+	f.Fuzz(func(t *testing.T, chunk []byte, mode, off uint8) {
 		ctx := context.Background()
 		codecs := `[{"name": "bytes", "configuration": {"endian": "big"}}]`
-		if gzip {
+		switch mode % 3 {
+		case 1:
 			codecs = `[{"name": "bytes", "configuration": {"endian": "big"}}, {"name": "gzip", "configuration": {"level": 1}}]`
+		case 2:
+			codecs = `[{"name": "sharding_indexed", "configuration": {"chunk_shape": [1, 2],
+			"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+			"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}], "index_location": "start"}}]`
 		}
 		doc := `{"zarr_format": 3, "node_type": "array", "shape": [3, 3], "data_type": "int16",
 		"chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 2]}},
@@ -141,10 +148,14 @@ func FuzzReadChunk(f *testing.F) {
 		if err != nil || n.Array == nil || n.Array.Err != nil {
 			t.Fatalf("node: %v", err)
 		}
-		p := make([]byte, 18)
-		k, err := n.Array.ReadAt(ctx, p, 0)
-		if err == nil && k != 18 {
-			t.Errorf("ReadAt = %d bytes without an error", k)
+		// A small read (part of a shard), then the whole array.
+		o := int64(off % 18)
+		for _, p := range [][]byte{make([]byte, 2), make([]byte, 18)} {
+			k, err := n.Array.ReadAt(ctx, p, o)
+			if err == nil && k != len(p) {
+				t.Errorf("ReadAt = %d bytes without an error", k)
+			}
+			o = 0
 		}
 	})
 }
