@@ -214,11 +214,15 @@ func TestV1WrittenPerSeed(t *testing.T) {
 			func(n int) []byte { return le(n, 8, func(i int) uint64 { return math.Float64bits(float64(i) / 3) }) }},
 		{"bz2-c16-big", v1Store{shape: []int64{5, 5}, chunks: []int64{2, 3}, dtype: ">c16", item: 16, swap: 8, order: "C",
 			compression: "bz2", opts: 9, fill: nil, fillElem: make([]byte, 16), missing: map[string]bool{"0.1": true}},
-			func(n int) []byte { return le(2*n, 8, func(i int) uint64 { return math.Float64bits(float64(i) - 3.25) }) }},
+			func(n int) []byte {
+				return le(2*n, 8, func(i int) uint64 { return math.Float64bits(float64(i) - 3.25) })
+			}},
 		{"lzma-S3", v1Store{shape: []int64{11}, chunks: []int64{4}, dtype: "|S3", item: 3, order: "C",
 			compression: "lzma", opts: map[string]any{"format": 1, "check": -1, "preset": nil, "filters": nil}, fill: "YWI=",
 			fillElem: []byte("ab\x00"), missing: map[string]bool{"2": true}},
-			func(n int) []byte { return le(n, 3, func(i int) uint64 { return uint64('a'+i%26) | uint64('A'+i%26)<<8 | 0x30<<16 }) }},
+			func(n int) []byte {
+				return le(n, 3, func(i int) uint64 { return uint64('a'+i%26) | uint64('A'+i%26)<<8 | 0x30<<16 })
+			}},
 		{"none-U2-big-F", v1Store{shape: []int64{3, 5}, chunks: []int64{2, 2}, dtype: ">U2", item: 8, swap: 4, order: "F",
 			compression: "none", fill: "é", fillElem: []byte{0xe9, 0, 0, 0, 0, 0, 0, 0}, missing: map[string]bool{"1.2": true}},
 			func(n int) []byte { return le(2*n, 4, func(i int) uint64 { return uint64(0x41 + i) }) }},
@@ -324,7 +328,7 @@ func TestV1PythonNaN(t *testing.T) {
 func TestV1Invalid(t *testing.T) {
 	base := `"shape": [4], "chunks": [2], "dtype": "<i4", "fill_value": 0, "order": "C", "compression": "none", "compression_opts": null`
 	cases := []struct {
-		name, meta string
+		name, meta  string
 		unsupported bool
 	}{
 		{"not json", `{`, false},
