@@ -69,6 +69,9 @@ func (c Compressor) hcr() bool { return c == LZ4HC || c == Zlib || c == Zstd }
 // decompressStream decodes one stream written by c into dst, which it must
 // fill exactly.
 func decompressStream(c Compressor, dst, src []byte) error {
+	// Decoders may use dst's spare capacity (zstd does): hide the bytes
+	// that belong to other streams and blocks.
+	dst = dst[:len(dst):len(dst)]
 	switch c {
 	case BloscLZ:
 		return bloscLZDecompress(dst, src)

@@ -115,3 +115,32 @@ func TestParallelDecode(t *testing.T) {
 		t.Fatalf("damaged block %d: %v, want ErrCorrupt", j, err)
 	}
 }
+
+// TestStreamsStayInBounds checks that decoding a stream writes nothing past
+// it, even where the buffer has spare capacity: that capacity holds other
+// streams and blocks, decoded on other goroutines and in any order.
+func TestStreamsStayInBounds(t *testing.T) {
+	src := testData(2, 1<<17, 5)
+	for _, c := range []Compressor{BloscLZ, LZ4, LZ4HC, Snappy, Zlib, Zstd} {
+		e := blockEncoder{o: Options{Compressor: c, Level: 5}, table: make([]int32, 1<<12),
+			cbuf: make([]byte, 2*len(src))}
+		stream := bytes.Clone(e.stream(src, 2*len(src)))
+		if len(stream) == 0 {
+			t.Fatalf("%v: no stream", c)
+		}
+		buf := bytes.Repeat([]byte{0xAA}, len(src)+1<<16)
+		dec := c
+		if c == LZ4HC {
+			dec = LZ4 // the same stream format
+		}
+		if err := decompressStream(dec, buf[:len(src)], stream); err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+		if !bytes.Equal(buf[:len(src)], src) {
+			t.Errorf("%v: stream decodes wrong", c)
+		}
+		if bytes.Count(buf[len(src):], []byte{0xAA}) != 1<<16 {
+			t.Errorf("%v: decoding wrote past the stream", c)
+		}
+	}
+}
