@@ -167,15 +167,14 @@ func (d *dirNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
 	return gofs.NewListDirStream(list), 0
 }
 
-// attr reports a directory: its link count is 2 plus its subdirectories.
-func (d *dirNode) attr(ctx context.Context, out *fuse.Attr) {
-	nlink := uint32(2)
-	if es, err := d.list(ctx); err == nil {
-		for _, e := range es {
-			if e.kind == entryChild {
-				nlink++
-			}
-		}
+// attr reports a directory. An array's directory has no subdirectories,
+// so its link count is 2; a group's is 1, "unknown", as on btrfs: counting
+// its subdirectories would mean listing every child group whenever its
+// parent is listed, and find(1) reads 1 as "do not count on it".
+func (d *dirNode) attr(_ context.Context, out *fuse.Attr) {
+	nlink := uint32(1)
+	if d.node.Kind == zarr.KindArray {
+		nlink = 2
 	}
 	d.m.setAttr(out, dirMode, 0, nlink, d.node.ModTime)
 }
