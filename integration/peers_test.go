@@ -15,8 +15,8 @@ import (
 	"github.com/zarrfs/zarrfs/internal/peertest"
 )
 
-// v2Compressors lists every compressor write_v2.py uses and whether zarrfs
-// reads it: "" when it must, otherwise why it answers "unsupported". When a
+// v2Compressors lists every compressor (and filter chain) write_v2.py uses
+// and whether zarrfs reads it: "" when it must, otherwise why it answers "unsupported". When a
 // codec lands, its entry here becomes "" (the test fails until it does, so
 // the list cannot go stale).
 var v2Compressors = map[string]string{
@@ -31,6 +31,18 @@ var v2Compressors = map[string]string{
 	"lz4":                     "",
 	"bz2":                     "",
 	"lzma":                    "",
+	// Filter chains (write_v2.py's FILTERS), with their compressors.
+	"filters:delta":               "",
+	"filters:delta_astype":        "",
+	"filters:fixedscaleoffset":    "",
+	"filters:quantize":            "",
+	"filters:astype":              "",
+	"filters:shuffle":             "",
+	"filters:packbits":            "",
+	"filters:bitround":            "",
+	"filters:crc32":               "",
+	"filters:adler32":             "",
+	"filters:delta_shuffle_blosc": "",
 }
 
 // v2Case is one array write_v2.py wrote.

@@ -40,6 +40,23 @@ COMPRESSORS = {
     "lzma": numcodecs.LZMA(),
 }
 
+# Filter chains (numcodecs filters and checksums), each on a dtype it fits:
+# name, dtype, filters, compressor.
+FILTERS = [
+    ("delta", "<i4", [numcodecs.Delta(dtype="<i4")], None),
+    ("delta_astype", "<i8", [numcodecs.Delta(dtype="<i8", astype="<i4")], numcodecs.Zlib(level=1)),
+    ("fixedscaleoffset", "<f8", [numcodecs.FixedScaleOffset(offset=1000, scale=10, dtype="<f8", astype="<i4")], None),
+    ("quantize", "<f8", [numcodecs.Quantize(digits=3, dtype="<f8")], numcodecs.Zstd(level=1)),
+    ("astype", "<f8", [numcodecs.AsType(encode_dtype="<f4", decode_dtype="<f8")], None),
+    ("shuffle", ">i4", [numcodecs.Shuffle(elementsize=4)], numcodecs.GZip(level=1)),
+    ("packbits", "|b1", [numcodecs.PackBits()], None),
+    ("bitround", "<f4", [numcodecs.BitRound(keepbits=6)], numcodecs.Zstd(level=1)),
+    ("crc32", "<u2", None, numcodecs.CRC32()),
+    ("adler32", "<i8", None, numcodecs.Adler32()),
+    ("delta_shuffle_blosc", "<u4", [numcodecs.Delta(dtype="<u4"), numcodecs.Shuffle(elementsize=4)],
+     numcodecs.Blosc(cname="lz4", clevel=5, shuffle=numcodecs.Blosc.NOSHUFFLE)),
+]
+
 SHAPES = [
     # name, shape, chunks
     ("r0", (), ()),
@@ -66,7 +83,7 @@ def values(dtype, shape, seed):
         info = np.iinfo(dt)
         a = rng.integers(info.min, info.max, n, dtype=dt.newbyteorder("="), endpoint=True)
     elif dt.kind == "f":
-        a = (rng.standard_normal(n) * 1000).astype(dt)
+        a = (rng.standard_normal(n) * 100).astype(dt)
         if n > 3:
             a[1] = np.nan
             a[2] = -np.inf
@@ -83,6 +100,18 @@ def values(dtype, shape, seed):
     else:
         raise ValueError(dtype)
     return a.astype(dt).reshape(shape)
+
+
+def tame_values(dtype, shape, seed):
+    """Values that filters with a narrower encoding (astype, scale) keep."""
+    n = int(np.prod(shape, dtype=np.int64))
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return (np.arange(n) % 3 == 0).reshape(shape)
+    rng = np.random.default_rng(seed)
+    if dt.kind in "iu":
+        return (np.arange(n) * 3 + rng.integers(0, 5, n) + (0 if dt.kind == "u" else -50)).astype(dt).reshape(shape)
+    return (rng.standard_normal(n) * 100).astype(dt).reshape(shape)
 
 
 def fill_for(dtype):
@@ -144,12 +173,20 @@ def main():
                     partial = (order == "F") == (sep == "/")
                     nm = "shapes/%s_%s_%s_%s_%s" % (name, order, "dot" if sep == "." else "slash", dt[1:], cname)
                     cases.append((nm, dt, cname, shape, chunks, order, sep, partial))
+    # Filter chains, partly written (odd shape, edge chunks).
+    for name, dt, filters, comp in FILTERS:
+        cases.append(("filters/" + name, dt, "filters:" + name, (9, 7), (4, 3), "C", ".", True))
     # Variable-length strings (data.txt).
     cases.append(("strings/vlen_utf8", "O", "none", (4, 3), (3, 2), "C", ".", False))
     cases.append(("strings/vlen_utf8_zstd", "O", "zstd", (5,), (2,), "C", ".", True))
 
     for n, (path, dt, cname, shape, chunks, order, sep, partial) in enumerate(cases):
-        kwargs = dict(shape=shape, chunks=chunks, dtype=dt, compressor=COMPRESSORS[cname], order=order,
+        filters = None
+        if cname.startswith("filters:"):
+            _, _, filters, comp = next(f for f in FILTERS if f[0] == cname[len("filters:"):])
+        else:
+            comp = COMPRESSORS[cname]
+        kwargs = dict(shape=shape, chunks=chunks, dtype=dt, compressor=comp, order=order, filters=filters,
                       fill_value=fill_for(dt) if partial and dt != "O" else None,
                       dimension_separator=sep)
         if dt == "O":
@@ -158,6 +195,8 @@ def main():
         z = zarr.open_array(store=store, path=path, mode="w", **kwargs)
         if dt == "O":
             a = np.array(["", "a\\b", "new\nline", "cr\rx", "ünï", "😀", "tab\t", "x" * 40, "", "z", "q", "r"][: int(np.prod(shape))], dtype=object).reshape(shape)
+        elif cname.startswith("filters:"):
+            a = tame_values(dt, shape, n)
         else:
             a = values(dt, shape, n)
         if a.size:
