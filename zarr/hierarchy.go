@@ -50,10 +50,12 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		return nil, err
 	} else if ok {
 		h.format = FormatV2
-		if err := h.readV2Consolidated(doc); err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", st, v2Consolidated, err)
+		if h.readV2Consolidated(doc) == nil {
+			return h, nil
 		}
-		return h, nil
+		// Broken consolidated metadata: read the documents themselves
+		// (the root still shows .zmetadata as stored).
+		h.consolidated = nil
 	}
 	for _, key := range []string{v2ArrayDoc, v2GroupDoc} {
 		if _, ok, err := get(key); err != nil {
@@ -62,6 +64,9 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 			h.format = FormatV2
 			return h, nil
 		}
+	}
+	if h.format == FormatV2 {
+		return nil, fmt.Errorf("%s: %s: %w: no usable \"metadata\" and no %s or %s", st, v2Consolidated, ErrInvalidMetadata, v2ArrayDoc, v2GroupDoc)
 	}
 	if _, ok, err := get(v1MetaDoc); err != nil {
 		return nil, err
@@ -321,8 +326,8 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 			n.Err = err
 		}
 	}
-	if p == "" && h.consolidated != nil {
-		n.Documents = append(n.Documents, Document{Name: v2Consolidated, Data: h.prefetched[v2Consolidated]})
+	if zm, ok := h.prefetched[v2Consolidated]; ok && p == "" {
+		n.Documents = append(n.Documents, Document{Name: v2Consolidated, Data: zm})
 	}
 	if n.Err != nil {
 		return n, nil

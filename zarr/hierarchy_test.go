@@ -300,6 +300,30 @@ func TestDocumentTooLarge(t *testing.T) {
 	}
 }
 
+func TestBrokenConsolidatedV2(t *testing.T) {
+	ctx := context.Background()
+	st := memStore(t, map[string]string{".zmetadata": `{"zarr_consolidated_format": 1}`, ".zgroup": `{"zarr_format": 2}`, "a/.zgroup": `{"zarr_format": 2}`})
+	h, err := Open(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kids, err := h.Children(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := childSummary(kids); !slices.Equal(got, []string{"a:group"}) {
+		t.Errorf("children %v", got)
+	}
+	root, err := h.Node(ctx, "")
+	if err != nil || len(root.Documents) != 2 || root.Documents[1].Name != ".zmetadata" {
+		t.Errorf("root %+v, %v", root, err)
+	}
+	only := memStore(t, map[string]string{".zmetadata": `[]`})
+	if _, err := Open(ctx, only, Options{}); !errors.Is(err, ErrInvalidMetadata) {
+		t.Errorf("Open with only a broken .zmetadata: %v", err)
+	}
+}
+
 func TestOpenNothing(t *testing.T) {
 	if _, err := Open(context.Background(), memory.New(), Options{}); !errors.Is(err, ErrNotExist) {
 		t.Errorf("Open of an empty store: %v", err)
