@@ -11,10 +11,13 @@
 // is not the last short block, and bitshuffle leaves blocks whose element
 // count is not a multiple of 8 unchanged.
 //
-// Decompress and DecompressRange check the header against the size the
-// caller expects before they touch the payload, and every offset and
-// length inside the chunk before they use it. Errors match ErrCorrupt or
-// ErrUnsupported.
+// Decompress checks the header against the size the caller expects before
+// it touches the payload (DecodedSize reads that size for callers that do
+// not know it), and both Decompress and DecompressRange check every offset
+// and length inside the chunk before they use it. Blocks are independent:
+// DecompressRange decodes only the blocks a byte range covers, and big
+// chunks are decoded on several goroutines. Compress writes chunks as
+// c-blosc 1.21 lays them out. Errors match ErrCorrupt or ErrUnsupported.
 package blosc
 
 import (
