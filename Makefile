@@ -30,7 +30,7 @@ deps:
 
 lint:
 	$(GO) vet $(PKGS)
-	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './$(JSDIR)/*'))"; \
+	@out="$$(gofmt -l $$($(GO) list -f '{{.Dir}}' $(PKGS)))"; \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 test: deps lint
