@@ -5,13 +5,15 @@
 // The v3 hierarchy holds a float32 temperature cube with CF-style
 // attributes and its coordinate arrays, an int16 image, a 0-d scalar, a
 // partly written array whose missing chunks read as the fill value,
-// variable-length strings, and one small array for every v3 codec zarrfs
-// can write (chosen with codec.Registered, so the example grows as codecs
-// are added).
+// variable-length strings, and in codecs/ the same small array stored with
+// every v3 codec chain zarrfs can write, the numcodecs codecs under their
+// v3 names ("numcodecs.zlib") included (chosen with codec.Registered, so
+// the example grows as codecs are added).
 //
 // The folder v2/ holds a Zarr v2 hierarchy as xarray writes it: arrays
 // with _ARRAY_DIMENSIONS, Fortran order, big-endian data, "/" chunk keys
-// and one array per numcodecs compressor. A Zarr hierarchy has one format,
+// and in v2/codecs/ one array per numcodecs compressor, checksum and
+// lossless filter. A Zarr hierarchy has one format,
 // so v2/ is a hierarchy of its own: open or mount DIR/v2 to see it.
 package example
 
@@ -20,6 +22,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/zarrfs/zarrfs/codec"
 	"github.com/zarrfs/zarrfs/zarr"
@@ -375,15 +378,46 @@ var v3Chains = []struct {
 
 var bytesLE = zarr.CodecSpec{Name: "bytes", Configuration: map[string]any{"endian": "little"}}
 
-// v2Compressors are the numcodecs compressors of the group V2Root/codecs.
-var v2Compressors = []zarr.CodecSpec{
-	{Name: "zlib", Configuration: map[string]any{"level": 1}},
-	{Name: "gzip", Configuration: map[string]any{"level": 1}},
-	{Name: "zstd", Configuration: map[string]any{"level": 1}},
-	{Name: "blosc", Configuration: map[string]any{"cname": "zstd", "clevel": 3, "shuffle": 2, "blocksize": 0}},
-	{Name: "lz4", Configuration: map[string]any{"acceleration": 1}},
-	{Name: "bz2", Configuration: map[string]any{"level": 1}},
-	{Name: "lzma", Configuration: map[string]any{"format": 1, "check": -1, "preset": nil, "filters": nil}},
+// numcodecsV3 are the numcodecs bytes→bytes codecs under their Zarr v3
+// names ("numcodecs.zlib"), as zarr-python 3 writes them.
+var numcodecsV3 = []zarr.CodecSpec{
+	{Name: "numcodecs.zlib", Configuration: map[string]any{"level": 1}},
+	{Name: "numcodecs.lz4", Configuration: map[string]any{"acceleration": 1}},
+	{Name: "numcodecs.bz2", Configuration: map[string]any{"level": 1}},
+	{Name: "numcodecs.lzma", Configuration: map[string]any{"format": 1, "check": -1}},
+	{Name: "numcodecs.shuffle", Configuration: map[string]any{"elementsize": 4}},
+	{Name: "numcodecs.crc32"},
+	{Name: "numcodecs.adler32"},
+	{Name: "numcodecs.fletcher32"},
+}
+
+// v2Chain is a Zarr v2 filters-and-compressor chain of the group
+// V2Root/codecs.
+type v2Chain struct {
+	name       string
+	filters    []zarr.CodecSpec
+	compressor *zarr.CodecSpec
+}
+
+// v2Chains are the numcodecs compressors, checksums and lossless filters
+// of the group V2Root/codecs.
+var v2Chains = []v2Chain{
+	{name: "zlib", compressor: &zarr.CodecSpec{Name: "zlib", Configuration: map[string]any{"level": 1}}},
+	{name: "gzip", compressor: &zarr.CodecSpec{Name: "gzip", Configuration: map[string]any{"level": 1}}},
+	{name: "zstd", compressor: &zarr.CodecSpec{Name: "zstd", Configuration: map[string]any{"level": 1}}},
+	{name: "blosc", compressor: &zarr.CodecSpec{Name: "blosc", Configuration: map[string]any{"cname": "zstd", "clevel": 3, "shuffle": 2, "blocksize": 0}}},
+	{name: "lz4", compressor: &zarr.CodecSpec{Name: "lz4", Configuration: map[string]any{"acceleration": 1}}},
+	{name: "bz2", compressor: &zarr.CodecSpec{Name: "bz2", Configuration: map[string]any{"level": 1}}},
+	{name: "lzma", compressor: &zarr.CodecSpec{Name: "lzma", Configuration: map[string]any{"format": 1, "check": -1, "preset": nil, "filters": nil}}},
+	{name: "crc32", compressor: &zarr.CodecSpec{Name: "crc32"}},
+	{name: "adler32", compressor: &zarr.CodecSpec{Name: "adler32"}},
+	{name: "fletcher32", compressor: &zarr.CodecSpec{Name: "fletcher32"}},
+	{name: "delta_zlib",
+		filters:    []zarr.CodecSpec{{Name: "delta", Configuration: map[string]any{"dtype": "<i4"}}},
+		compressor: &zarr.CodecSpec{Name: "zlib", Configuration: map[string]any{"level": 1}}},
+	{name: "shuffle_zlib",
+		filters:    []zarr.CodecSpec{{Name: "shuffle", Configuration: map[string]any{"elementsize": 4}}},
+		compressor: &zarr.CodecSpec{Name: "zlib", Configuration: map[string]any{"level": 1}}},
 }
 
 // codecs writes one small array per available v3 codec chain in the group
@@ -393,7 +427,14 @@ func (w *writer) codecs() {
 	w.group("codecs", zarr.GroupMeta{Format: zarr.FormatV3, Attributes: map[string]any{
 		"description": "the same 20×30 int32 array stored with each v3 codec zarrfs can write",
 	}})
-	for _, c := range v3Chains {
+	chains := v3Chains
+	for _, c := range numcodecsV3 {
+		chains = append(chains, struct {
+			name   string
+			codecs []zarr.CodecSpec
+		}{strings.ReplaceAll(c.Name, ".", "_"), []zarr.CodecSpec{bytesLE, c}})
+	}
+	for _, c := range chains {
 		if !allRegistered(c.codecs) {
 			continue
 		}
@@ -404,19 +445,23 @@ func (w *writer) codecs() {
 	}
 }
 
-// v2Codecs writes one small array per available numcodecs compressor in
-// the v2 group V2Root/codecs.
+// v2Codecs writes one small array per available numcodecs chain in the v2
+// group V2Root/codecs.
 func (w *writer) v2Codecs() {
 	w.group(V2Root+"/codecs", zarr.GroupMeta{Format: zarr.FormatV2, Attributes: map[string]any{
 		"description": "the same 20×30 int32 array stored with each numcodecs compressor zarrfs can write",
 	}})
-	for _, c := range v2Compressors {
-		if !codec.Registered(c.Name) {
+	for _, c := range v2Chains {
+		all := c.filters
+		if c.compressor != nil {
+			all = append(all[:len(all):len(all)], *c.compressor)
+		}
+		if !allRegistered(all) {
 			continue
 		}
-		w.array(V2Root+"/codecs/"+c.Name, zarr.ArrayMeta{
+		w.array(V2Root+"/codecs/"+c.name, zarr.ArrayMeta{
 			Format: zarr.FormatV2, Shape: []int64{20, 30}, ChunkShape: []int64{10, 10},
-			DataType: "<i4", FillValue: 0, Compressor: &c,
+			DataType: "<i4", FillValue: 0, Filters: c.filters, Compressor: c.compressor,
 		}, whole(CodecSample()))
 	}
 }

@@ -193,7 +193,17 @@ print(repr(float(p[3, 7, 11])))
 print(int(g["counts"][7]), g["counts"].dtype.str)
 c = g["codecs"]
 ref = np.arange(20)[:, None] * 1000 - np.arange(30)[None, :] ** 2
-print(sorted(c.array_keys()) and all((c[k][:] == ref).all() for k in c.array_keys()))
+ok, n = True, 0
+for k in sorted(c.array_keys()):
+    try:
+        a = c[k]
+    except ValueError as e:  # a codec this numcodecs lacks (fletcher32 before 0.12)
+        if "codec not available" in str(e):
+            continue
+        raise
+    n += 1
+    ok = ok and bool((a[:] == ref).all())
+print(n >= 5 and ok)
 `, path)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	m, i, j := 3.0, 7.0, 11.0 // variables: the same rounding as in legacy()
