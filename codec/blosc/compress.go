@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zlib"
@@ -153,22 +155,72 @@ type blockEncoder struct {
 }
 
 // compress writes the block table and blocks; ok is false when the chunk
-// would exceed maxBytes.
+// would exceed maxBytes. Buffers of ParallelThreshold bytes or more are
+// compressed on several goroutines, each block within its own budget.
 func (e *blockEncoder) compress(src []byte, bs int) (out []byte, ok bool) {
 	nblocks := (len(src) + bs - 1) / bs
-	out = make([]byte, HeaderSize+4*nblocks, e.maxBytes)
-	if len(out) > e.maxBytes {
+	if HeaderSize+4*nblocks > e.maxBytes {
 		return nil, false
 	}
-	e.tmp = make([]byte, bs)
-	e.cbuf = make([]byte, max(snappy.MaxEncodedLen(bs), lz4.CompressBlockBound(bs)))
-	e.table = make([]int32, 1<<12)
+	if workers := min(runtime.GOMAXPROCS(0), nblocks); len(src) >= ParallelThreshold && workers > 1 {
+		return e.compressParallel(src, bs, nblocks, workers)
+	}
+	out = make([]byte, HeaderSize+4*nblocks, e.maxBytes)
+	e.alloc(bs)
 	for j := range nblocks {
 		block := src[j*bs : min((j+1)*bs, len(src))]
 		binary.LittleEndian.PutUint32(out[HeaderSize+4*j:], uint32(len(out)))
 		if out, ok = e.block(out, block, len(block) < bs); !ok {
 			return nil, false
 		}
+	}
+	return out, true
+}
+
+// alloc gives e its scratch space for blocks of bs bytes.
+func (e *blockEncoder) alloc(bs int) {
+	e.tmp = make([]byte, bs)
+	e.cbuf = make([]byte, max(snappy.MaxEncodedLen(bs), lz4.CompressBlockBound(bs)))
+	e.table = make([]int32, 1<<12)
+}
+
+// compressParallel compresses each block into its own buffer, limited to
+// the block stored raw, then joins them in order.
+func (e *blockEncoder) compressParallel(src []byte, bs, nblocks, workers int) ([]byte, bool) {
+	blocks := make([][]byte, nblocks)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		w := *e
+		w.alloc(bs)
+		wg.Go(func() {
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= nblocks {
+					return
+				}
+				block := src[j*bs : min((j+1)*bs, len(src))]
+				nsplits := 1
+				if !w.dontSplit && len(block) == bs {
+					nsplits = w.ts
+				}
+				w.maxBytes = 4*nsplits + len(block) // always fits: raw streams
+				blocks[j], _ = w.block(make([]byte, 0, w.maxBytes), block, len(block) < bs)
+			}
+		})
+	}
+	wg.Wait()
+	size := HeaderSize + 4*nblocks
+	for _, b := range blocks {
+		size += len(b)
+	}
+	if size > e.maxBytes {
+		return nil, false
+	}
+	out := make([]byte, HeaderSize+4*nblocks, size)
+	for j, b := range blocks {
+		binary.LittleEndian.PutUint32(out[HeaderSize+4*j:], uint32(len(out)))
+		out = append(out, b...)
 	}
 	return out, true
 }

@@ -126,6 +126,11 @@ func peerCases() []peerCase {
 		add(peerCase{CName: cn, CLevel: 0, Shuffle: 1, TypeSize: 4, Size: 70000})
 		add(peerCase{CName: cn, CLevel: 2, Shuffle: 2, TypeSize: 16, Size: 65536 + 16*5})
 		add(peerCase{CName: cn, CLevel: 6, Shuffle: 1, TypeSize: 17, Size: 70000})
+		// Types wider than the buffer (block size 1) and than 255 bytes
+		// (c-blosc treats those as 1-byte types).
+		add(peerCase{CName: cn, CLevel: 5, Shuffle: 2, TypeSize: 250, Size: 200})
+		add(peerCase{CName: cn, CLevel: 5, Shuffle: 1, TypeSize: 255, Size: 255 * 300})
+		add(peerCase{CName: cn, CLevel: 5, Shuffle: 1, TypeSize: 300, Size: 300 * 200})
 	}
 	return cases
 }

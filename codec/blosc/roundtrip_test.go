@@ -42,7 +42,7 @@ func testData(kind, n int, seed uint64) []byte {
 func TestRoundTrip(t *testing.T) {
 	for _, c := range []Compressor{BloscLZ, LZ4, LZ4HC, Snappy, Zlib, Zstd} {
 		for _, sh := range []Shuffle{NoShuffle, ByteShuffle, BitShuffle} {
-			for _, ts := range []int{1, 2, 3, 4, 8, 12, 16, 17, 300} {
+			for _, ts := range []int{1, 2, 3, 4, 8, 12, 16, 17, 250, 300} {
 				for i, n := range []int{0, 1, 7, 127, 128, 1000, 4099, 70001} {
 					src := testData(i, n, uint64(ts))
 					o := Options{Compressor: c, Level: 1 + (i*4)%9, Shuffle: sh, TypeSize: ts}
