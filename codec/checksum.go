@@ -2,72 +2,95 @@ package codec
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/adler32"
 	"hash/crc32"
 )
 
 func init() {
-	Register(func(Config) (Codec, error) { return CRC32{}, nil }, "crc32", "numcodecs.crc32")
-	Register(func(Config) (Codec, error) { return Adler32{}, nil }, "adler32", "numcodecs.adler32")
+	Register(checksumFactory("crc32c", false), "crc32c", "numcodecs.crc32c")
+	Register(checksumFactory("crc32", true), "crc32", "numcodecs.crc32")
+	Register(checksumFactory("adler32", true), "adler32", "numcodecs.adler32")
 	Register(func(Config) (Codec, error) { return Fletcher32{}, nil }, "fletcher32", "numcodecs.fletcher32")
 }
 
-// CRC32 is numcodecs' CRC32 codec: the zlib CRC-32 of the data, 4 bytes
-// little-endian, then the data.
-type CRC32 struct{}
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// Name implements Codec.
-func (CRC32) Name() string { return "crc32" }
-
-// EncodedSize implements BytesToBytes.
-func (CRC32) EncodedSize(n int) int { return n + 4 }
-
-// Encode implements BytesToBytes.
-func (CRC32) Encode(data []byte) ([]byte, error) {
-	return prefixSum(data, crc32.ChecksumIEEE(data)), nil
+// checksums are the 32-bit checksums by codec name.
+var checksums = map[string]func([]byte) uint32{
+	"crc32c":  func(b []byte) uint32 { return crc32.Checksum(b, castagnoli) },
+	"crc32":   crc32.ChecksumIEEE,
+	"adler32": adler32.Checksum,
 }
 
-// Decode implements BytesToBytes. The result aliases data.
-func (CRC32) Decode(data []byte, decodedSize int) ([]byte, error) {
-	return checkPrefixSum("crc32", data, decodedSize, crc32.ChecksumIEEE)
+// Checksum32 is a bytes→bytes codec that stores a 32-bit checksum of the
+// data, 4 bytes little-endian, before or after it: the v3 codec "crc32c"
+// (after) and numcodecs' CRC32, Adler32 (before, by default) and CRC32C
+// (after, by default). numcodecs' "location" configuration ("start" or
+// "end") moves it.
+type Checksum32 struct {
+	Algorithm string // "crc32c", "crc32" or "adler32"
+	AtStart   bool
 }
 
-// Adler32 is numcodecs' Adler32 codec: the Adler-32 of the data, 4 bytes
-// little-endian, then the data.
-type Adler32 struct{}
-
-// Name implements Codec.
-func (Adler32) Name() string { return "adler32" }
-
-// EncodedSize implements BytesToBytes.
-func (Adler32) EncodedSize(n int) int { return n + 4 }
-
-// Encode implements BytesToBytes.
-func (Adler32) Encode(data []byte) ([]byte, error) {
-	return prefixSum(data, adler32.Checksum(data)), nil
+// NewChecksum32 returns the checksum codec named algorithm with the
+// checksum at its default place.
+func NewChecksum32(algorithm string) Checksum32 {
+	return Checksum32{Algorithm: algorithm, AtStart: algorithm != "crc32c"}
 }
 
-// Decode implements BytesToBytes. The result aliases data.
-func (Adler32) Decode(data []byte, decodedSize int) ([]byte, error) {
-	return checkPrefixSum("adler32", data, decodedSize, adler32.Checksum)
-}
-
-func prefixSum(data []byte, sum uint32) []byte {
-	out := make([]byte, 4, 4+len(data))
-	binary.LittleEndian.PutUint32(out, sum)
-	return append(out, data...)
-}
-
-func checkPrefixSum(name string, data []byte, decodedSize int, sum func([]byte) uint32) ([]byte, error) {
-	if len(data) < 4 {
-		return nil, Corruptf(name, "%d bytes, too short for a checksum", len(data))
+func checksumFactory(algorithm string, atStart bool) Factory {
+	return func(cfg Config) (Codec, error) {
+		c := Checksum32{Algorithm: algorithm, AtStart: atStart}
+		var location string
+		if _, err := cfg.Decode(algorithm, "location", &location); err != nil {
+			return nil, err
+		}
+		switch location {
+		case "":
+		case "start":
+			c.AtStart = true
+		case "end":
+			c.AtStart = false
+		default:
+			return nil, fmt.Errorf("%s: location %q is neither \"start\" nor \"end\"", algorithm, location)
+		}
+		return c, nil
 	}
-	body := data[4:]
-	if err := checkSize(name, len(body), decodedSize); err != nil {
+}
+
+// Name implements Codec.
+func (c Checksum32) Name() string { return c.Algorithm }
+
+// EncodedSize implements BytesToBytes.
+func (Checksum32) EncodedSize(n int) int { return n + 4 }
+
+// Encode implements BytesToBytes.
+func (c Checksum32) Encode(data []byte) ([]byte, error) {
+	sum := checksums[c.Algorithm](data)
+	out := make([]byte, 0, len(data)+4)
+	if c.AtStart {
+		out = binary.LittleEndian.AppendUint32(out, sum)
+		return append(out, data...), nil
+	}
+	out = append(out, data...)
+	return binary.LittleEndian.AppendUint32(out, sum), nil
+}
+
+// Decode implements BytesToBytes. The result aliases data.
+func (c Checksum32) Decode(data []byte, decodedSize int) ([]byte, error) {
+	if len(data) < 4 {
+		return nil, Corruptf(c.Algorithm, "%d bytes, too short for a checksum", len(data))
+	}
+	body, stored := data[:len(data)-4], data[len(data)-4:]
+	if c.AtStart {
+		body, stored = data[4:], data[:4]
+	}
+	if err := checkSize(c.Algorithm, len(body), decodedSize); err != nil {
 		return nil, err
 	}
-	if got, stored := sum(body), binary.LittleEndian.Uint32(data); got != stored {
-		return nil, Corruptf(name, "checksum %08x, stored %08x", got, stored)
+	if got, want := checksums[c.Algorithm](body), binary.LittleEndian.Uint32(stored); got != want {
+		return nil, Corruptf(c.Algorithm, "checksum %08x, stored %08x", got, want)
 	}
 	return body, nil
 }

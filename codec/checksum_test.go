@@ -27,3 +27,32 @@ func TestFletcher32Known(t *testing.T) {
 		t.Error("empty data has a non-zero checksum")
 	}
 }
+
+// TestChecksumLocation: numcodecs' location option puts the checksum
+// before or after the data.
+func TestChecksumLocation(t *testing.T) {
+	data := []byte("hello, world")
+	for _, tc := range []struct {
+		config  string
+		atStart bool
+	}{
+		{`{"id":"crc32"}`, true}, {`{"id":"crc32","location":"end"}`, false},
+		{`{"id":"adler32","location":"start"}`, true}, {`{"id":"crc32c"}`, false},
+		{`{"id":"crc32c","location":"start"}`, true},
+	} {
+		enc, err := mustNew(t, tc.config).(BytesToBytes).Encode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := enc[:len(data)]
+		if tc.atStart {
+			body = enc[4:]
+		}
+		if string(body) != string(data) {
+			t.Errorf("%s: encoded % x", tc.config, enc)
+		}
+	}
+	if _, err := New("crc32", Config{"location": []byte(`"middle"`)}); err == nil {
+		t.Error("location middle accepted")
+	}
+}
