@@ -286,6 +286,22 @@ func fuzzBytesToBytes(f *testing.F, c BytesToBytes) {
 	})
 }
 
+// TestZstdHugeFrameUnknownSize: with no expected size, a frame that
+// declares more than MaxUnknownSize fails before anything is allocated.
+func TestZstdHugeFrameUnknownSize(t *testing.T) {
+	frame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0xe0} // magic; single segment, 8-byte content size
+	frame = binary.LittleEndian.AppendUint64(frame, 1<<40)
+	frame = append(frame, 1, 0, 0) // a last raw block of 0 bytes
+	var err error
+	n := allocs(func() { _, err = (Zstd{}).Decode(frame, -1) })
+	if !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Decode = %v, want ErrCorrupt", err)
+	}
+	if n > 8<<20 {
+		t.Errorf("Decode allocated %d bytes", n)
+	}
+}
+
 // TestBombIsValid checks that the bombs really inflate (the first 3 MiB
 // is enough), so that TestDecompressionBomb tests the size limit.
 func TestBombIsValid(t *testing.T) {

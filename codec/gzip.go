@@ -42,14 +42,14 @@ func deflateLevel(name string, cfg Config, def int) (int, error) {
 // writerPools holds one pool of compressors per deflate level -1…9.
 type writerPools[W io.WriteCloser] struct {
 	pools [11]sync.Pool
-	make  func(level int) W
+	newW  func(level int) W
 }
 
 func (p *writerPools[W]) get(level int) W {
 	if w, ok := p.pools[level+1].Get().(W); ok {
 		return w
 	}
-	return p.make(level)
+	return p.newW(level)
 }
 
 func (p *writerPools[W]) put(level int, w W) { p.pools[level+1].Put(w) }
@@ -68,7 +68,7 @@ func newGzip(cfg Config) (Codec, error) {
 }
 
 var (
-	gzipWriters = writerPools[*gzip.Writer]{make: func(level int) *gzip.Writer {
+	gzipWriters = writerPools[*gzip.Writer]{newW: func(level int) *gzip.Writer {
 		w, _ := gzip.NewWriterLevel(nil, level) // level checked by deflateLevel
 		return w
 	}}
@@ -127,7 +127,7 @@ func newZlib(cfg Config) (Codec, error) {
 }
 
 var (
-	zlibWriters = writerPools[*zlib.Writer]{make: func(level int) *zlib.Writer {
+	zlibWriters = writerPools[*zlib.Writer]{newW: func(level int) *zlib.Writer {
 		w, _ := zlib.NewWriterLevel(nil, level) // level checked by deflateLevel
 		return w
 	}}
