@@ -2,6 +2,7 @@ package fs
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -132,4 +133,40 @@ func trunc(b []byte) []byte {
 		return append(b[:200:200], "…"...)
 	}
 	return b
+}
+
+// FuzzNpyHeader checks the invariants NumPy's reader relies on for any
+// type string and shape: the magic string, the version chosen by length,
+// the length field, 64-byte alignment and the final newline.
+func FuzzNpyHeader(f *testing.F) {
+	f.Add("<f4", []byte{3, 4})
+	f.Add("|S7", []byte{})
+	f.Add("<M8[ns]", bytes.Repeat([]byte{1}, 300))
+	f.Fuzz(func(t *testing.T, descr string, dims []byte) {
+		shape := make([]int64, 0, len(dims)*64)
+		for _, d := range dims {
+			for range 64 { // long enough shapes to need format 2.0
+				shape = append(shape, int64(d)<<20)
+			}
+		}
+		h := NpyHeader(descr, shape)
+		if !bytes.HasPrefix(h, []byte("\x93NUMPY")) || len(h)%npyAlign != 0 || h[len(h)-1] != '\n' {
+			t.Fatalf("malformed header %q", trunc(h))
+		}
+		var hlen, prefix int
+		switch h[6] {
+		case 1:
+			hlen, prefix = int(binary.LittleEndian.Uint16(h[8:])), 10
+		case 2:
+			hlen, prefix = int(binary.LittleEndian.Uint32(h[8:])), 12
+			if len(h) <= npyMaxV1Header {
+				t.Fatalf("format 2.0 for a %d-byte header", len(h))
+			}
+		default:
+			t.Fatalf("version %d", h[6])
+		}
+		if prefix+hlen != len(h) || !bytes.HasPrefix(h[prefix:], []byte("{'descr': ")) {
+			t.Fatalf("length field %d for a %d-byte header", hlen, len(h))
+		}
+	})
 }

@@ -1,6 +1,12 @@
 package fs
 
-import "testing"
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestAppendLine(t *testing.T) {
 	for _, c := range []struct {
@@ -27,4 +33,58 @@ func TestAppendLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// unescapeLine inverts appendLine for one line without its newline.
+func unescapeLine(t *testing.T, line string) []byte {
+	var out []byte
+	for i := 0; i < len(line); i++ {
+		if line[i] != '\\' {
+			out = append(out, line[i])
+			continue
+		}
+		if i+1 >= len(line) {
+			t.Fatalf("dangling backslash in %q", line)
+		}
+		i++
+		switch line[i] {
+		case '\\':
+			out = append(out, '\\')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 'x':
+			b, err := strconv.ParseUint(line[i+1:min(i+3, len(line))], 16, 8)
+			if err != nil || i+3 > len(line) || strings.ToLower(line[i+1:i+3]) != line[i+1:i+3] {
+				t.Fatalf("bad \\x escape in %q", line)
+			}
+			out = append(out, byte(b))
+			i += 2
+		default:
+			t.Fatalf("unknown escape \\%c in %q", line[i], line)
+		}
+	}
+	return out
+}
+
+// FuzzAppendLine checks that every element becomes exactly one line of
+// valid UTF-8 from which the element can be recovered.
+func FuzzAppendLine(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\\b\nc\rd", "\xff\xfe", "Zürich\x00", "\xed\xa0\x80", `\x41`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, elem []byte) {
+		line := appendLine(nil, elem)
+		if len(line) == 0 || line[len(line)-1] != '\n' {
+			t.Fatalf("%q does not end in a newline", line)
+		}
+		body := string(line[:len(line)-1])
+		if strings.ContainsAny(body, "\n\r") || !utf8.ValidString(body) {
+			t.Fatalf("%q is not one line of valid UTF-8", body)
+		}
+		if got := unescapeLine(t, body); !bytes.Equal(got, elem) {
+			t.Fatalf("unescape(appendLine(%q)) = %q", elem, got)
+		}
+	})
 }

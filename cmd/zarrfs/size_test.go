@@ -40,3 +40,23 @@ func TestFormatSize(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseSize checks that parseSize never panics, never returns a
+// negative size, and reads back what formatSize prints.
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"1GiB", "512M", "1.5GB", "0", "-3", "1e400", "9223372036854775807", "8EiB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseSize(s)
+		if err != nil {
+			return
+		}
+		if n < 0 {
+			t.Fatalf("parseSize(%q) = %d", s, n)
+		}
+		if back, err := parseSize(formatSize(n)); err != nil || back != n {
+			t.Fatalf("parseSize(formatSize(%d)) = %d, %v", n, back, err)
+		}
+	})
+}
