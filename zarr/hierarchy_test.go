@@ -329,3 +329,41 @@ func TestOpenNothing(t *testing.T) {
 		t.Errorf("Open of an empty store: %v", err)
 	}
 }
+
+// getOnly hides every interface of a store but store.Store.
+type getOnly struct{ store.Store }
+
+func TestChildrenWithoutListing(t *testing.T) {
+	ctx := context.Background()
+	st := getOnly{memStore(t, map[string]string{"zarr.json": v3Group, "a/zarr.json": v3Group})}
+	h, err := Open(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Children(ctx, ""); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("Children of an unlistable store: %v, want ErrUnsupported", err)
+	}
+	if n, err := h.Node(ctx, "a"); err != nil || n.Kind != KindGroup {
+		t.Errorf("Node a = %v, %v", n, err)
+	}
+}
+
+func TestModTime(t *testing.T) {
+	ctx := context.Background()
+	st := memStore(t, map[string]string{"zarr.json": v3Group})
+	h, err := Open(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := h.Node(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Stat(ctx, "zarr.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !n.ModTime.Equal(info.ModTime) || n.ModTime.IsZero() {
+		t.Errorf("ModTime %v, store says %v", n.ModTime, info.ModTime)
+	}
+}
