@@ -80,9 +80,13 @@ func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
 			AllowOther:   cfg.AllowOther,
 			MaxWrite:     maxRead,
 			MaxReadAhead: maxRead,
-			DirectMount:  direct,
-			Debug:        cfg.Debug,
-			Logger:       logger,
+			// Replies are in memory; splicing them gains nothing, and
+			// a 1 MiB reply plus its header does not fit the default
+			// pipe, which go-fuse logs on every read.
+			DisableSplice: true,
+			DirectMount:   direct,
+			Debug:         cfg.Debug,
+			Logger:        logger,
 		},
 	}
 	srv, err := gofs.Mount(mountpoint, &dirNode{m: m, node: rootNode}, opts)
