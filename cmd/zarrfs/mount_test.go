@@ -123,3 +123,15 @@ func TestSignalWithOpenFileDetaches(t *testing.T) {
 	f.Close()
 	waitExit(t, done, 5*time.Second, out)
 }
+
+func TestUnmountCommandEndsMount(t *testing.T) {
+	mnt, _, done, out := startDemo(t)
+	if code, _, errOut := runCLI(t, "unmount", mnt); code != 0 {
+		t.Fatalf("zarrfs unmount: status %d: %s", code, errOut)
+	}
+	waitExit(t, done, 5*time.Second, out)
+	code, _, errOut := runCLI(t, "unmount", mnt)
+	if code != 1 || !strings.Contains(errOut, "not a mount point") && !strings.Contains(errOut, "not found") {
+		t.Errorf("unmount of a plain directory: status %d, stderr %q", code, errOut)
+	}
+}
