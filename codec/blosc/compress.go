@@ -151,7 +151,9 @@ type blockEncoder struct {
 	maxBytes  int // the chunk may not exceed this (c-blosc's destsize)
 	tmp       []byte
 	cbuf      []byte
-	table     []int32
+	table     []int32                // BloscLZ hash table
+	lz4       *lz4.CompressorCCompat // reused: its tables are big
+	lz4hc     *lz4.CompressorHC
 }
 
 // compress writes the block table and blocks; ok is false when the chunk
@@ -181,7 +183,14 @@ func (e *blockEncoder) compress(src []byte, bs int) (out []byte, ok bool) {
 func (e *blockEncoder) alloc(bs int) {
 	e.tmp = make([]byte, bs)
 	e.cbuf = make([]byte, max(snappy.MaxEncodedLen(bs), lz4.CompressBlockBound(bs)))
-	e.table = make([]int32, 1<<12)
+	switch e.o.Compressor {
+	case BloscLZ:
+		e.table = make([]int32, 1<<12)
+	case LZ4:
+		e.lz4 = &lz4.CompressorCCompat{Acceleration: 10 - e.o.Level}
+	case LZ4HC:
+		e.lz4hc = &lz4.CompressorHC{Level: lz4.Level1 << (e.o.Level - 1)}
+	}
 }
 
 // compressParallel compresses each block into its own buffer, limited to
@@ -274,15 +283,13 @@ func (e *blockEncoder) stream(src []byte, maxOut int) []byte {
 	case BloscLZ:
 		return bloscLZCompress(e.cbuf, src, level, maxOut, e.table)
 	case LZ4:
-		c := lz4.CompressorCCompat{Acceleration: 10 - level}
-		n, err := c.CompressBlock(src, e.cbuf[:min(maxOut, len(e.cbuf))])
+		n, err := e.lz4.CompressBlock(src, e.cbuf[:min(maxOut, len(e.cbuf))])
 		if err != nil {
 			return nil
 		}
 		return e.cbuf[:n]
 	case LZ4HC:
-		c := lz4.CompressorHC{Level: lz4.Level1 << (level - 1)}
-		n, err := c.CompressBlock(src, e.cbuf[:min(maxOut, len(e.cbuf))])
+		n, err := e.lz4hc.CompressBlock(src, e.cbuf[:min(maxOut, len(e.cbuf))])
 		if err != nil {
 			return nil
 		}

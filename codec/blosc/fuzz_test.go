@@ -76,3 +76,29 @@ func FuzzBloscLZ(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCompress checks that Compress accepts any data with any valid
+// options and that its chunks decode to the data.
+func FuzzCompress(f *testing.F) {
+	f.Add(testData(0, 1000, 1), uint8(1), uint8(5), uint8(1), uint16(4), uint16(0))
+	f.Add(testData(2, 300, 1), uint8(0), uint8(9), uint8(2), uint16(250), uint16(128))
+	f.Add([]byte{}, uint8(5), uint8(1), uint8(0), uint16(300), uint16(1))
+	f.Fuzz(func(t *testing.T, data []byte, c, level, sh uint8, ts, bs uint16) {
+		o := Options{Compressor: Compressor(c % 6), Level: int(level % 10), Shuffle: Shuffle(sh % 3),
+			TypeSize: int(ts%300) + 1, BlockSize: int(bs)}
+		chunk, err := Compress(data, o)
+		if err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		if len(chunk) > len(data)+HeaderSize {
+			t.Fatalf("%+v: %d bytes became a chunk of %d", o, len(data), len(chunk))
+		}
+		got := make([]byte, len(data))
+		if err := Decompress(got, chunk); err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatalf("%+v: round trip differs", o)
+		}
+	})
+}

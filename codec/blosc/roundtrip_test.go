@@ -122,8 +122,8 @@ func TestParallelDecode(t *testing.T) {
 func TestStreamsStayInBounds(t *testing.T) {
 	src := testData(2, 1<<17, 5)
 	for _, c := range []Compressor{BloscLZ, LZ4, LZ4HC, Snappy, Zlib, Zstd} {
-		e := blockEncoder{o: Options{Compressor: c, Level: 5}, table: make([]int32, 1<<12),
-			cbuf: make([]byte, 2*len(src))}
+		e := blockEncoder{o: Options{Compressor: c, Level: 5}}
+		e.alloc(len(src))
 		stream := bytes.Clone(e.stream(src, 2*len(src)))
 		if len(stream) == 0 {
 			t.Fatalf("%v: no stream", c)
