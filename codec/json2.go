@@ -1,0 +1,253 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+func init() {
+	Register(func(cfg Config) (Codec, error) { return newJSON2(cfg, "json2") }, "json2", "numcodecs.json2")
+	Register(func(cfg Config) (Codec, error) { return newJSON2(cfg, "json") }, "json")
+}
+
+// JSON2 is numcodecs' JSON codec for object arrays, as an array→bytes codec
+// for arrays of strings (the package's vlen layout). "json2" stores the
+// chunk as a JSON list: its elements as nested lists, then the NumPy type
+// string "|O", then the shape; the older "json" stores a flat list and the
+// type string only. Arrays whose elements are not all strings (numbers,
+// null, lists, objects) are unsupported. Encoding writes what Python's json
+// module writes with numcodecs' defaults (ASCII only unless ensure_ascii is
+// false, compact separators unless others are configured); an indented
+// encoding is unsupported.
+type JSON2 struct {
+	ID          string // "json2" or "json"
+	ASCII       bool   // ensure_ascii
+	Indent      bool   // indent is set: decoding only
+	Item, Colon string // separators
+}
+
+func newJSON2(cfg Config, id string) (Codec, error) {
+	c := JSON2{ID: id, ASCII: true, Item: ",", Colon: ":"}
+	var encoding string
+	if _, err := cfg.Decode(id, "encoding", &encoding); err != nil {
+		return nil, err
+	}
+	if encoding != "" && encoding != "utf-8" && encoding != "utf8" {
+		return nil, Unsupportedf("%s encoding %q", id, encoding)
+	}
+	if _, err := cfg.Decode(id, "ensure_ascii", &c.ASCII); err != nil {
+		return nil, err
+	}
+	if raw, ok := cfg["indent"]; ok && string(raw) != "null" && string(raw) != "false" {
+		c.Indent = true
+	}
+	var seps []string
+	if _, err := cfg.Decode(id, "separators", &seps); err != nil {
+		return nil, err
+	}
+	if len(seps) == 2 {
+		c.Item, c.Colon = seps[0], seps[1]
+	} else if seps != nil {
+		return nil, fmt.Errorf("%s: separators %q are not a pair", id, seps)
+	}
+	return c, nil
+}
+
+// Name implements Codec.
+func (c JSON2) Name() string { return c.ID }
+
+// EncodedSize implements ArrayToBytes.
+func (JSON2) EncodedSize(ArraySpec) int { return -1 }
+
+// Decode implements ArrayToBytes.
+func (c JSON2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
+	if !decoded.DataType.Variable() {
+		return nil, Unsupportedf("%s codec for fixed-size data type %s", c.ID, decoded.DataType.Name)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(data, &items); err != nil {
+		if bytes.Contains(data, []byte("NaN")) || bytes.Contains(data, []byte("Infinity")) {
+			// Python's NaN and Infinity: numbers, which are unsupported.
+			return nil, Unsupportedf("%s data with NaN or Infinity", c.ID)
+		}
+		return nil, Corruptf(c.ID, "%v", err)
+	}
+	tail := 2
+	if c.ID == "json" {
+		tail = 1
+	}
+	if len(items) < tail {
+		return nil, Corruptf(c.ID, "a list of %d items has no type and shape", len(items))
+	}
+	var dtype string
+	if err := json.Unmarshal(items[len(items)-tail], &dtype); err != nil {
+		return nil, Corruptf(c.ID, "type: %v", err)
+	}
+	if dtype != "|O" {
+		return nil, Unsupportedf("%s data of type %q", c.ID, dtype)
+	}
+	n := decoded.NumElements()
+	shape := []int{n} // "json" lists are flat
+	if c.ID == "json2" {
+		shape = nil
+		if err := json.Unmarshal(items[len(items)-1], &shape); err != nil {
+			return nil, Corruptf(c.ID, "shape: %v", err)
+		}
+		if len(shape) == 0 {
+			return nil, Corruptf(c.ID, "no shape")
+		}
+		count := 1
+		for _, d := range shape {
+			if d < 0 || (d > 0 && count > n/d) {
+				return nil, Corruptf(c.ID, "shape %v, want %d elements", shape, n)
+			}
+			count *= d
+		}
+		if count != n {
+			return nil, Corruptf(c.ID, "shape %v, want %d elements", shape, n)
+		}
+	}
+	elems := make([]string, 0, n)
+	var walk func(list []json.RawMessage, depth int) error
+	walk = func(list []json.RawMessage, depth int) error {
+		if len(list) != shape[depth] {
+			return Corruptf(c.ID, "%d items in dimension %d of shape %v", len(list), depth, shape)
+		}
+		for _, raw := range list {
+			if depth < len(shape)-1 {
+				var sub []json.RawMessage
+				if err := json.Unmarshal(raw, &sub); err != nil {
+					return Corruptf(c.ID, "dimension %d: %v", depth+1, err)
+				}
+				if err := walk(sub, depth+1); err != nil {
+					return err
+				}
+				continue
+			}
+			var s string
+			if len(raw) == 0 || raw[0] != '"' {
+				return Unsupportedf("%s element %.20s that is not a string", c.ID, raw)
+			}
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return Corruptf(c.ID, "%v", err)
+			}
+			elems = append(elems, s)
+		}
+		return nil
+	}
+	if err := walk(items[:len(items)-tail], 0); err != nil {
+		return nil, err
+	}
+	return vlenAppend(nil, elems), nil
+}
+
+// Encode implements ArrayToBytes.
+func (c JSON2) Encode(chunk []byte, decoded ArraySpec) ([]byte, error) {
+	if !decoded.DataType.Variable() {
+		return nil, Unsupportedf("%s codec for fixed-size data type %s", c.ID, decoded.DataType.Name)
+	}
+	if c.Indent {
+		return nil, Unsupportedf("%s encoding with indent", c.ID)
+	}
+	elems, err := splitVlen(c.ID, chunk, decoded.NumElements())
+	if err != nil {
+		return nil, err
+	}
+	shape := decoded.Shape
+	if c.ID == "json" || len(shape) == 0 {
+		shape = []int{len(elems)}
+	}
+	var buf bytes.Buffer
+	next := 0
+	var write func(depth int) error
+	write = func(depth int) error {
+		for i := 0; i < shape[depth]; i++ {
+			if i > 0 {
+				buf.WriteString(c.Item)
+			}
+			if depth < len(shape)-1 {
+				buf.WriteByte('[')
+				if err := write(depth + 1); err != nil {
+					return err
+				}
+				buf.WriteByte(']')
+				continue
+			}
+			if err := pyJSONString(&buf, elems[next], c.ASCII); err != nil {
+				return fmt.Errorf("%s: element %d: %w", c.ID, next, err)
+			}
+			next++
+		}
+		return nil
+	}
+	buf.WriteByte('[')
+	if err := write(0); err != nil {
+		return nil, err
+	}
+	if len(elems) > 0 {
+		buf.WriteString(c.Item)
+	}
+	buf.WriteString(`"|O"`)
+	if c.ID == "json2" {
+		buf.WriteString(c.Item + "[")
+		for i, d := range shape {
+			if i > 0 {
+				buf.WriteString(c.Item)
+			}
+			buf.WriteString(strconv.Itoa(d))
+		}
+		buf.WriteByte(']')
+	}
+	buf.WriteByte(']')
+	return buf.Bytes(), nil
+}
+
+// pyJSONString writes s as Python's json module does, escaping everything
+// outside printable ASCII when ascii is set.
+func pyJSONString(buf *bytes.Buffer, s []byte, ascii bool) error {
+	if !utf8.Valid(s) {
+		return fmt.Errorf("not valid UTF-8")
+	}
+	const hex = "0123456789abcdef"
+	u := func(r rune) {
+		buf.WriteString(`\u`)
+		buf.WriteByte(hex[r>>12&15])
+		buf.WriteByte(hex[r>>8&15])
+		buf.WriteByte(hex[r>>4&15])
+		buf.WriteByte(hex[r&15])
+	}
+	buf.WriteByte('"')
+	for _, r := range string(s) {
+		switch {
+		case r == '"':
+			buf.WriteString(`\"`)
+		case r == '\\':
+			buf.WriteString(`\\`)
+		case r == '\n':
+			buf.WriteString(`\n`)
+		case r == '\r':
+			buf.WriteString(`\r`)
+		case r == '\t':
+			buf.WriteString(`\t`)
+		case r == '\b':
+			buf.WriteString(`\b`)
+		case r == '\f':
+			buf.WriteString(`\f`)
+		case r < 0x20:
+			u(r)
+		case !ascii || r < 0x7f:
+			buf.WriteRune(r)
+		case r > 0xffff:
+			r -= 0x10000
+			u(0xd800 | r>>10&0x3ff)
+			u(0xdc00 | r&0x3ff)
+		default:
+			u(r)
+		}
+	}
+	buf.WriteByte('"')
+	return nil
+}

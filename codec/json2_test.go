@@ -1,0 +1,160 @@
+package codec
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/internal/peertest"
+)
+
+// TestJSON2Fixtures decodes the numcodecs JSON fixtures of string arrays
+// (others must be unsupported) and re-encodes the compact ones byte for
+// byte.
+func TestJSON2Fixtures(t *testing.T) {
+	fs := fixtures(t, "json2")
+	dir := t.TempDir()
+	var args []string
+	for i, f := range fs {
+		args = append(args, f.Array, filepath.Join(dir, fmt.Sprint(i)))
+	}
+	peertest.RunPython(t, `
+import sys, struct, numpy as np
+a = sys.argv[1:]
+for src, dst in zip(a[0::2], a[1::2]):
+    arr = np.load(src, allow_pickle=True)
+    flat = arr.reshape(-1)
+    if arr.dtype != object or not all(isinstance(v, str) for v in flat):
+        continue
+    out = [struct.pack("<I", len(flat))]
+    for v in flat:
+        b = v.encode("utf-8")
+        out += [struct.pack("<I", len(b)), b]
+    open(dst, "wb").write(b"".join(out))
+`, args...)
+	decoded := 0
+	for i, f := range fs {
+		arr := readNpy(t, f.Array)
+		spec := ArraySpec{Shape: arr.Shape, DataType: DataType{"string", 0}}
+		c := mustNew(t, f.Config).(ArrayToBytes)
+		got, err := c.Decode(f.Encoded, spec)
+		want, rerr := os.ReadFile(filepath.Join(dir, fmt.Sprint(i)))
+		if rerr != nil { // not an array of strings
+			if !errors.Is(err, ErrUnsupported) {
+				t.Errorf("%s: %v, want ErrUnsupported", f.Name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", f.Name, err)
+			continue
+		}
+		decoded++
+		equalBytes(t, f.Name, got, want)
+		if strings.Contains(f.Config, `"indent": null`) || strings.Contains(f.Config, `"indent":null`) {
+			enc, err := c.Encode(want, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			equalBytes(t, f.Name+" encode", enc, f.Encoded)
+		}
+	}
+	if decoded < 8 {
+		t.Errorf("decoded only %d fixtures", decoded)
+	}
+}
+
+// TestJSON2Peer: numcodecs' JSON codec and zarrfs agree byte for byte on
+// awkward strings in a two-dimensional chunk, both ways.
+func TestJSON2Peer(t *testing.T) {
+	elems := []string{"", "plain", `quo"te`, `back\slash`, "new\nline\ttab\r\b\f", "\x00\x01\x1f\x7f", "é ß 中文", "😀 𝄞", "/slash", "end"}
+	layout := vlenLayout(elems)
+	spec := ArraySpec{Shape: []int{2, 5}, DataType: DataType{"string", 0}}
+	for _, cfg := range []string{`{"id":"json2"}`, `{"id":"json2","ensure_ascii":false}`, `{"id":"json2","separators":[", ",": "]}`} {
+		c := mustNew(t, cfg).(ArrayToBytes)
+		ours, err := c.Encode(layout, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "ours")
+		if err := os.WriteFile(p, ours, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := peertest.RunPython(t, `
+import sys, json, struct, numcodecs, numpy as np
+c = numcodecs.get_codec(json.loads(sys.argv[1]))
+dec = c.decode(open(sys.argv[2], "rb").read())
+flat = dec.reshape(-1)
+assert dec.shape == (2, 5), dec.shape
+parts = [struct.pack("<I", len(flat))]
+for v in flat:
+    b = v.encode("utf-8")
+    parts += [struct.pack("<I", len(b)), b]
+theirs = c.encode(np.array(list(flat), dtype=object).reshape(2, 5))
+sys.stdout.buffer.write(struct.pack("<I", len(theirs)) + theirs + b"".join(parts))
+`, cfg, p)
+		n := int(out[0]) | int(out[1])<<8 | int(out[2])<<16 | int(out[3])<<24
+		theirs, theirDecoding := out[4:4+n], out[4+n:]
+		equalBytes(t, cfg+": numcodecs decodes zarrfs", theirDecoding, layout)
+		equalBytes(t, cfg+": encoding", ours, theirs)
+		got, err := c.Decode(theirs, spec)
+		if err != nil {
+			t.Fatalf("%s: %v", cfg, err)
+		}
+		equalBytes(t, cfg+": zarrfs decodes numcodecs", got, layout)
+	}
+}
+
+func TestJSON2Errors(t *testing.T) {
+	c := mustNew(t, `{"id":"json2"}`).(ArrayToBytes)
+	spec := ArraySpec{Shape: []int{2}, DataType: DataType{"string", 0}}
+	for _, tc := range []struct {
+		data string
+		want error
+	}{
+		{`["a","b","|O",[2]]`, nil},
+		{`["a","b","|O",[3]]`, ErrCorrupt},
+		{`["a","|O",[2]]`, ErrCorrupt},
+		{`["a","b","|O"]`, ErrUnsupported}, // "b" taken as the type
+		{`["a",1,"|O",[2]]`, ErrUnsupported},
+		{`["a",NaN,"|O",[2]]`, ErrUnsupported},
+		{`["a","b","<U1",[2]]`, ErrUnsupported},
+		{`["a","b"`, ErrCorrupt},
+		{`{}`, ErrCorrupt},
+		{`["a","b","|O",[-1,-2]]`, ErrCorrupt},
+		{`[["a"],["b"],"|O",[2,1]]`, nil},
+		{`[["a"],"b","|O",[2,1]]`, ErrCorrupt},
+	} {
+		_, err := c.Decode([]byte(tc.data), spec)
+		if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.data, err, tc.want)
+		}
+	}
+	if _, err := mustNew(t, `{"id":"json2","indent":1}`).(ArrayToBytes).Encode(vlenLayout([]string{"a", "b"}), spec); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("indented encoding: %v", err)
+	}
+	if _, err := c.Encode(vlenLayout([]string{"a", "\xff"}), spec); err == nil {
+		t.Error("invalid UTF-8 encoded")
+	}
+}
+
+func FuzzJSON2Decode(f *testing.F) {
+	f.Add([]byte(`["a","b","|O",[2]]`), 2)
+	f.Add([]byte(`[["a","b"],["c","d"],"|O",[2,2]]`), 4)
+	f.Fuzz(func(t *testing.T, data []byte, n int) {
+		if n < 0 || n > 1<<16 {
+			return
+		}
+		spec := ArraySpec{Shape: []int{n}, DataType: DataType{"string", 0}}
+		out, err := JSON2{ID: "json2", ASCII: true, Item: ",", Colon: ":"}.Decode(data, spec)
+		if err != nil {
+			return
+		}
+		if _, err := splitVlen("fuzz", out, n); err != nil {
+			t.Fatalf("decoded an invalid layout: %v", err)
+		}
+	})
+}
