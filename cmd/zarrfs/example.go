@@ -52,7 +52,8 @@ func writeExample(ctx context.Context, path string) error {
 var demoCommand = command{
 	name: "demo", args: "[flags] [MOUNTPOINT]", nargs: [2]int{0, 1},
 	summary: "Write the example hierarchy to a temporary directory and mount it at MOUNTPOINT\n" +
-		"(default: a new temporary directory); Ctrl-C unmounts it and removes the temporary files.",
+		"(created if missing; default: a new temporary directory); Ctrl-C unmounts it and removes\n" +
+		"the temporary files.",
 	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
 		var mf mountFlags
 		mf.register(fl)
@@ -70,6 +71,11 @@ var demoCommand = command{
 			mountpoint := ""
 			if len(args) > 0 {
 				mountpoint = args[0]
+				if err := os.Mkdir(mountpoint, 0o755); err == nil {
+					defer func() { err = errors.Join(err, os.Remove(mountpoint)) }()
+				} else if !errors.Is(err, os.ErrExist) {
+					return fmt.Errorf("demo: %w", err)
+				}
 			} else {
 				if mountpoint, err = os.MkdirTemp("", "zarrfs-demo-"); err != nil {
 					return fmt.Errorf("demo: %w", err)
