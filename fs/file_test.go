@@ -22,7 +22,7 @@ import (
 )
 
 // exampleNode opens the example hierarchy in memory and returns one node.
-func exampleNode(t *testing.T, path string) (*mountFS, *zarr.Node) {
+func exampleNode(t testing.TB, path string) (*mountFS, *zarr.Node) {
 	t.Helper()
 	ctx := context.Background()
 	st := memory.New()
@@ -178,5 +178,23 @@ func TestMountBrokenNodes(t *testing.T) {
 		t.Errorf("open good/data: %v", err)
 	} else {
 		f.Close()
+	}
+}
+
+// BenchmarkDataFileRead measures the FUSE read path without the kernel:
+// 1 MiB reads of the temperature cube's data.npy (chunks cached after the
+// first pass).
+func BenchmarkDataFileRead(b *testing.B) {
+	m, n := exampleNode(b, "temperature")
+	f := newDataFile(m, n, true)
+	dest := make([]byte, maxRead)
+	ctx := context.Background()
+	b.SetBytes(f.size())
+	for b.Loop() {
+		for off := int64(0); off < f.size(); off += maxRead {
+			if _, errno := f.Read(ctx, nil, dest, off); errno != 0 {
+				b.Fatal(errno)
+			}
+		}
 	}
 }
