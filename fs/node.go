@@ -33,9 +33,9 @@ type mountFS struct {
 	uid, gid  uint32
 }
 
-// ino returns the inode number of the entry name of the directory of the
-// node at dirPath (name "" for the directory itself). It is a hash, so it
-// is the same for the same entry across lookups, forgets and mounts.
+// ino returns the inode number of the entry name in the directory of the
+// node at dirPath; ("", "") is the root. It is a 64-bit hash of the two, so
+// it is the same for the same entry across lookups, forgets and mounts.
 func ino(dirPath, name string) uint64 {
 	if dirPath == "" && name == "" {
 		return rootIno
