@@ -21,7 +21,7 @@ func TestRegisteredNames(t *testing.T) {
 		"delta", "fixedscaleoffset", "quantize", "astype", "shuffle", "numcodecs.shuffle",
 		"packbits", "categorize", "bitround", "numcodecs.bitround",
 		"numcodecs.delta", "numcodecs.fixedscaleoffset", "numcodecs.quantize", "numcodecs.astype", "numcodecs.packbits",
-		"json2", "numcodecs.json2", "json",
+		"json2", "numcodecs.json2", "json", "msgpack2", "numcodecs.msgpack2",
 	}
 	for _, n := range names {
 		if !Registered(n) {
