@@ -56,3 +56,34 @@ func TestChecksumLocation(t *testing.T) {
 		t.Error("location middle accepted")
 	}
 }
+
+// TestLookup3 checks the values of lookup3.c's own self-test (driver5).
+func TestLookup3(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		init uint32
+		want uint32
+	}{
+		{"", 0, 0xdeadbeef},
+		{"", 0xdeadbeef, 0xbd5b7dde},
+		{"Four score and seven years ago", 0, 0x17770551},
+		{"Four score and seven years ago", 1, 0xcd628161},
+	} {
+		if got := lookup3([]byte(tc.s), tc.init); got != tc.want {
+			t.Errorf("lookup3(%q, %#x) = %#08x, want %#08x", tc.s, tc.init, got, tc.want)
+		}
+	}
+	c := mustNew(t, `{"id":"jenkins_lookup3","initval":1,"prefix":[70,111,117,114]}`).(BytesToBytes)
+	enc, err := c.Encode([]byte(" score and seven years ago"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := binary.LittleEndian.Uint32(enc[len(enc)-4:]); got != 0xcd628161 {
+		t.Errorf("with prefix: %#08x", got)
+	}
+	if out, err := c.Decode(enc, 26); err != nil || string(out) != " score and seven years ago" {
+		t.Errorf("Decode = %q, %v", out, err)
+	}
+}
+
+func FuzzJenkinsLookup3Decode(f *testing.F) { fuzzBytesToBytes(f, JenkinsLookup3{InitVal: 7}) }

@@ -22,6 +22,7 @@ func TestRegisteredNames(t *testing.T) {
 		"packbits", "categorize", "bitround", "numcodecs.bitround",
 		"numcodecs.delta", "numcodecs.fixedscaleoffset", "numcodecs.quantize", "numcodecs.astype", "numcodecs.packbits",
 		"json2", "numcodecs.json2", "json", "msgpack2", "numcodecs.msgpack2",
+		"jenkins_lookup3", "numcodecs.jenkins_lookup3",
 	}
 	for _, n := range names {
 		if !Registered(n) {
