@@ -17,6 +17,7 @@ import (
 
 var exampleCommand = command{
 	name: "example", args: "DIR", nargs: [2]int{1, 1},
+	short:   "write the built-in example hierarchy to DIR",
 	summary: "Write the built-in example hierarchy to the directory DIR (created if missing; must be empty).",
 	flags: func(*pflag.FlagSet) func(context.Context, *env, []string) error {
 		return func(ctx context.Context, _ *env, args []string) error {
@@ -51,6 +52,7 @@ func writeExample(ctx context.Context, path string) error {
 
 var demoCommand = command{
 	name: "demo", args: "[flags] [MOUNTPOINT]", nargs: [2]int{0, 1},
+	short: "write the example to a temporary store and mount it",
 	summary: "Write the example hierarchy to a temporary directory and mount it at MOUNTPOINT\n" +
 		"(created if missing; default: a new temporary directory); Ctrl-C unmounts it and removes\n" +
 		"the temporary files.",

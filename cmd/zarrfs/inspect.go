@@ -19,6 +19,7 @@ import (
 
 var lsCommand = command{
 	name: "ls", args: "STORE [PATH]", nargs: [2]int{1, 2},
+	short:   "children of a node: kind, shape, dtype, codecs",
 	summary: "List the children of a group (or describe one array): kind, name, shape, data type, codecs.",
 	flags: func(*pflag.FlagSet) func(context.Context, *env, []string) error {
 		return func(ctx context.Context, e *env, args []string) error {
@@ -114,6 +115,7 @@ func codecNames(raw json.RawMessage) string {
 
 var treeCommand = command{
 	name: "tree", args: "STORE", nargs: [2]int{1, 1},
+	short:   "the whole hierarchy",
 	summary: "Print the whole hierarchy.",
 	flags: func(*pflag.FlagSet) func(context.Context, *env, []string) error {
 		return func(ctx context.Context, e *env, args []string) error {
@@ -172,7 +174,8 @@ func (o *opened) tree(ctx context.Context, w io.Writer, n *zarr.Node, prefix str
 }
 
 var infoCommand = command{
-	name: "info", args: "STORE PATH", nargs: [2]int{2, 2},
+	name: "info", args: "[--json] STORE PATH", nargs: [2]int{2, 2},
+	short:   "one node: format, shape, chunks, dtype, codecs, fill value",
 	summary: "Describe one node: format, shape, chunks, data type, codecs, fill value, attributes.",
 	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
 		asJSON := fl.Bool("json", false, "print JSON instead of text")
@@ -205,6 +208,7 @@ const catBlock = 4 << 20
 
 var catCommand = command{
 	name: "cat", args: "STORE PATH", nargs: [2]int{2, 2},
+	short: "exactly the bytes of MOUNT/PATH/data, to standard output",
 	summary: "Write the decoded contents of an array to standard output, exactly as MOUNT/PATH/data\n" +
 		"(for variable-length strings: the lines of MOUNT/PATH/data.txt).",
 	flags: func(*pflag.FlagSet) func(context.Context, *env, []string) error {

@@ -36,7 +36,8 @@ type env struct {
 type command struct {
 	name    string
 	args    string // usage after the name
-	summary string
+	short   string // one line for the overview
+	summary string // the description in the command's own help
 	// flags registers the subcommand's flags; run gets the positional
 	// arguments after they are parsed.
 	flags func(fl *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error
@@ -85,7 +86,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Usage:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  zarrfs %-32s %s\n", c.name+" "+c.args, c.summary)
+		fmt.Fprintf(w, "  zarrfs %-32s %s\n", c.name+" "+c.args, c.short)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "STORE is a directory or a .zip file (or a URL where supported); PATH a node such as sub/temp.")

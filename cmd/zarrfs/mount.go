@@ -61,6 +61,7 @@ func (m *mountFlags) logger(e *env) (*log.Logger, func(), error) {
 
 var mountCommand = command{
 	name: "mount", args: "[flags] STORE MOUNTPOINT", nargs: [2]int{2, 2},
+	short: "mount STORE in the foreground; SIGINT/SIGTERM unmount",
 	summary: "Mount STORE read-only at MOUNTPOINT and serve it in the foreground until it is\n" +
 		"unmounted; SIGINT or SIGTERM unmounts it (a second signal exits at once).",
 	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
@@ -142,6 +143,7 @@ func serve(e *env, srv *fs.Server, mountpoint string, logger *log.Logger, ready 
 
 var unmountCommand = command{
 	name: "unmount", args: "MOUNTPOINT", nargs: [2]int{1, 1},
+	short:   "unmount a zarrfs mount",
 	summary: "Unmount a zarrfs mount (the zarrfs mount process then exits).",
 	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
 		lazy := fl.BoolP("lazy", "z", false, "detach even while files are open")
