@@ -11,6 +11,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -320,4 +321,36 @@ func TestBombIsValid(t *testing.T) {
 			t.Errorf("%s bomb does not inflate to zeros: %v", name, err)
 		}
 	}
+}
+
+// TestConcurrent decodes and encodes from many goroutines: codecs are
+// shared values with pooled (de)compressors (run with -race).
+func TestConcurrent(t *testing.T) {
+	in := testData(20000, 11)
+	var wg sync.WaitGroup
+	for _, cfg := range []string{`{"id":"gzip"}`, `{"id":"zlib"}`, `{"id":"zstd"}`, `{"id":"lz4"}`} {
+		c := mustNew(t, cfg).(BytesToBytes)
+		enc, err := c.Encode(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 5; i++ {
+					out, err := c.Decode(enc, len(in))
+					if err != nil || !bytes.Equal(out, in) {
+						t.Errorf("%s: concurrent decode: %v", cfg, err)
+						return
+					}
+					if _, err := c.Encode(in); err != nil {
+						t.Errorf("%s: concurrent encode: %v", cfg, err)
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
 }
