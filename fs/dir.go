@@ -61,6 +61,7 @@ var (
 	_ = (gofs.NodeUnlinker)((*dirNode)(nil))
 	_ = (gofs.NodeRmdirer)((*dirNode)(nil))
 	_ = (gofs.NodeRenamer)((*dirNode)(nil))
+	_ = (gofs.NodeStatfser)((*dirNode)(nil))
 )
 
 // list returns the node's directory entries: its documents, then for an

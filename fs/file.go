@@ -33,6 +33,7 @@ var (
 	_ = (gofs.NodeSetattrer)((*bytesFile)(nil))
 	_ = (gofs.NodeSetxattrer)((*bytesFile)(nil))
 	_ = (gofs.NodeRemovexattrer)((*bytesFile)(nil))
+	_ = (gofs.NodeStatfser)((*bytesFile)(nil))
 )
 
 func (f *bytesFile) attr(_ context.Context, out *fuse.Attr) {
@@ -84,6 +85,7 @@ var (
 	_ = (gofs.NodeSetattrer)((*dataFile)(nil))
 	_ = (gofs.NodeSetxattrer)((*dataFile)(nil))
 	_ = (gofs.NodeRemovexattrer)((*dataFile)(nil))
+	_ = (gofs.NodeStatfser)((*dataFile)(nil))
 )
 
 func newDataFile(m *mountFS, n *zarr.Node, npy bool) *dataFile {
@@ -193,6 +195,7 @@ var (
 	_ = (gofs.NodeSetattrer)((*textFile)(nil))
 	_ = (gofs.NodeSetxattrer)((*textFile)(nil))
 	_ = (gofs.NodeRemovexattrer)((*textFile)(nil))
+	_ = (gofs.NodeStatfser)((*textFile)(nil))
 )
 
 // render returns the file's content, rendering it on first use; a failed

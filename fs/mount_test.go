@@ -145,6 +145,19 @@ func TestMountListing(t *testing.T) {
 	}
 }
 
+func TestMountStatfs(t *testing.T) {
+	mnt, _ := mountExample(t)
+	for _, p := range []string{mnt, filepath.Join(mnt, "temperature", "data")} {
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Namelen != 255 || st.Bsize != blockSize || st.Bavail != 0 {
+			t.Errorf("statfs %s: namelen %d, bsize %d, bavail %d", p, st.Namelen, st.Bsize, st.Bavail)
+		}
+	}
+}
+
 func TestMountXattrs(t *testing.T) {
 	mnt, _ := mountExample(t)
 	for _, c := range []struct{ file, attr, want string }{

@@ -72,8 +72,19 @@ type attrNode interface {
 }
 
 // readOnly answers every operation that would change the file system with
-// EROFS. Every node embeds it.
+// EROFS, and statfs(2) with a file system that has no free space. Every
+// node embeds it.
 type readOnly struct{}
+
+// Statfs reports the block size of FUSE replies, the longest name a store
+// key segment can have on Linux, and no free space.
+func (readOnly) Statfs(_ context.Context, out *fuse.StatfsOut) syscall.Errno {
+	*out = fuse.StatfsOut{}
+	out.Bsize = blockSize
+	out.Frsize = blockSize
+	out.NameLen = 255
+	return 0
+}
 
 func (readOnly) Setattr(context.Context, gofs.FileHandle, *fuse.SetAttrIn, *fuse.AttrOut) syscall.Errno {
 	return syscall.EROFS
