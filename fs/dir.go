@@ -46,7 +46,7 @@ type dirNode struct {
 
 var (
 	_ = (gofs.NodeLookuper)((*dirNode)(nil))
-	_ = (gofs.NodeReaddirer)((*dirNode)(nil))
+	_ = (gofs.NodeOpendirHandler)((*dirNode)(nil))
 	_ = (gofs.NodeGetattrer)((*dirNode)(nil))
 	_ = (gofs.NodeGetxattrer)((*dirNode)(nil))
 	_ = (gofs.NodeListxattrer)((*dirNode)(nil))
@@ -155,17 +155,49 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	return nil, syscall.ENOENT
 }
 
-// Readdir lists the directory's entries.
-func (d *dirNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
+// OpendirHandle lists the directory's entries into a handle and lets the
+// kernel cache the listing: it never changes.
+func (d *dirNode) OpendirHandle(ctx context.Context, _ uint32) (gofs.FileHandle, uint32, syscall.Errno) {
 	es, err := d.list(ctx)
 	if err != nil {
-		return nil, d.m.log.errno(err)
+		return nil, 0, d.m.log.errno(err)
 	}
-	list := make([]fuse.DirEntry, len(es))
+	h := &dirHandle{entries: make([]fuse.DirEntry, len(es))}
 	for i, e := range es {
-		list[i] = fuse.DirEntry{Name: e.name, Mode: entryMode(e.kind), Ino: ino(d.node.Path, e.name)}
+		h.entries[i] = fuse.DirEntry{Name: e.name, Mode: entryMode(e.kind), Ino: ino(d.node.Path, e.name), Off: uint64(i + 1)}
 	}
-	return gofs.NewListDirStream(list), 0
+	return h, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// dirHandle is an open directory: its entries, the offset of entry i being
+// i+1, and the index of the next one to read.
+type dirHandle struct {
+	entries []fuse.DirEntry
+	next    int
+}
+
+var (
+	_ = (gofs.FileReaddirenter)((*dirHandle)(nil))
+	_ = (gofs.FileSeekdirer)((*dirHandle)(nil))
+)
+
+// Readdirent returns the next entry, or nil at the end.
+func (h *dirHandle) Readdirent(context.Context) (*fuse.DirEntry, syscall.Errno) {
+	if h.next >= len(h.entries) {
+		return nil, 0
+	}
+	e := h.entries[h.next]
+	h.next++
+	return &e, 0
+}
+
+// Seekdir moves to the entry after the one at offset off (0: the start).
+func (h *dirHandle) Seekdir(_ context.Context, off uint64) syscall.Errno {
+	if off > uint64(len(h.entries)) {
+		return syscall.EINVAL
+	}
+	h.next = int(off)
+	return 0
 }
 
 // attr reports a directory. An array's directory has no subdirectories,
