@@ -6,15 +6,17 @@
 // attributes and its coordinate arrays, an int16 image, a 0-d scalar, a
 // partly written array whose missing chunks read as the fill value,
 // variable-length strings, and in codecs/ the same small array stored with
-// every v3 codec chain zarrfs can write, the numcodecs codecs under their
-// v3 names ("numcodecs.zlib") included (chosen with codec.Registered, so
-// the example grows as codecs are added).
+// each v3 codec chain zarrfs can write.
 //
 // The folder v2/ holds a Zarr v2 hierarchy as xarray writes it: arrays
-// with _ARRAY_DIMENSIONS, Fortran order, big-endian data, "/" chunk keys
+// with _ARRAY_DIMENSIONS, Fortran order, big-endian data, "/" chunk keys,
 // and in v2/codecs/ one array per numcodecs compressor, checksum and
-// lossless filter. A Zarr hierarchy has one format,
-// so v2/ is a hierarchy of its own: open or mount DIR/v2 to see it.
+// lossless filter. A Zarr hierarchy has one format, so v2/ is a hierarchy
+// of its own: open or mount DIR/v2 to see it.
+//
+// Codecs are chosen with codec.Registered, so the example grows as codecs
+// are added; only codecs that another implementation here (zarr-python 2,
+// zarrita) can read are used, so that tests can check every array.
 package example
 
 import (
