@@ -35,6 +35,8 @@ type Hierarchy struct {
 	consolidated map[string]json.RawMessage
 	// prefetched holds root documents read while detecting the format.
 	prefetched map[string][]byte
+	// draft is the layout of a v3 draft hierarchy (nil for other formats).
+	draft *draftLayout
 
 	mu    sync.Mutex
 	nodes map[string]*Node

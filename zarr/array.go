@@ -100,6 +100,9 @@ func (a *Array) chunkKeyAt(lin int64) string {
 
 // chunkKey returns the store key of the chunk at idx.
 func (a *Array) chunkKey(idx []int64) string {
+	if a.keys.dir != "" {
+		return store.Join(a.keys.dir, a.keys.key(idx))
+	}
 	return store.Join(a.path, a.keys.key(idx))
 }
 

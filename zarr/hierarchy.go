@@ -40,6 +40,12 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 	if doc, ok, err := get(v3Doc); err != nil {
 		return nil, err
 	} else if ok {
+		if draft, err := detectDraft(doc); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", st, v3Doc, err)
+		} else if draft != nil {
+			h.format, h.draft = draft.format, draft
+			return h, nil
+		}
 		h.format = FormatV3
 		if err := h.readV3Consolidated(doc); err != nil {
 			return nil, fmt.Errorf("%s: %w", st, err)
@@ -227,6 +233,8 @@ func (h *Hierarchy) load(ctx context.Context, p string) (*Node, error) {
 		n, err = h.loadV2(ctx, p)
 	case FormatV1:
 		n, err = h.loadV1(ctx, p)
+	case FormatV3Draft2019, FormatV3Draft2022:
+		n, err = h.loadDraft(ctx, p)
 	default:
 		err = codec.Unsupportedf("format %d", h.format)
 	}
@@ -390,6 +398,9 @@ func (h *Hierarchy) Children(ctx context.Context, path string) ([]*Node, error) 
 
 // childNames returns the sorted candidate child names of the group at p.
 func (h *Hierarchy) childNames(ctx context.Context, p string) ([]string, error) {
+	if h.draft != nil {
+		return h.draftChildNames(ctx, p)
+	}
 	var names []string
 	if h.consolidated != nil {
 		seen := map[string]bool{}

@@ -102,14 +102,22 @@ func newChunkLayout(shape, chunks []int64, itemSize int) (chunkLayout, error) {
 type chunkKeys struct {
 	prefix string // "c" for the v3 default encoding, "" otherwise
 	sep    string
+	// glued joins the prefix to the first index ("c0/1", the v3 drafts).
+	glued bool
+	// dir, when set, is the store path the keys are below instead of the
+	// array's own path (the data/… prefixes of the v3 drafts).
+	dir string
 }
 
 // key returns the key of the chunk at idx relative to the array.
 func (k chunkKeys) key(idx []int64) string {
+	if k.glued && len(idx) == 0 {
+		return k.prefix + "0" // zarr-python 2.13 writes the one chunk of a 0-d draft array as c0
+	}
 	var b strings.Builder
 	b.WriteString(k.prefix)
 	for i, x := range idx {
-		if i > 0 || k.prefix != "" {
+		if i > 0 || k.prefix != "" && !k.glued {
 			b.WriteString(k.sep)
 		}
 		b.WriteString(strconv.FormatInt(x, 10))
