@@ -58,7 +58,7 @@ func detectDraft(doc []byte) (*draftLayout, error) {
 	}
 	l := &draftLayout{entry: doc}
 	switch {
-	case strings.TrimPrefix(uri, "http:") == strings.TrimPrefix(draft2022Core, "https:"):
+	case uri == draft2022Core || uri == "http:"+strings.TrimPrefix(draft2022Core, "https:"):
 		*l = draftLayout{format: FormatV3Draft2022, metaRoot: "meta", suffix: ".json", dataRoot: "data",
 			chunkPrefix: "c", defaultSep: "/", entry: doc}
 		var enc struct {

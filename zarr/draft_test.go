@@ -3,8 +3,10 @@ package zarr
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,6 +142,245 @@ func TestPeerPythonWritesDraft2022(t *testing.T) {
 		}
 		if strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("elements %q, want %q", got, want)
+		}
+	})
+}
+
+// f64s returns float64 values as little-endian bytes.
+func f64s(v ...float64) []byte {
+	var b []byte
+	for _, f := range v {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(f))
+	}
+	return b
+}
+
+// TestDraftTestdata reads the hand-written stores testdata/draft2022 (the
+// 2022 draft's layout and examples: meta/group.json, an implicit group
+// foo, gzip by URI, the endian codec, "+Infinity", a datetime extension
+// type, an unknown extension type read through its r16 fallback) and
+// testdata/draft2019 (the 2019 draft's meta/root.group, meta/root/…/.array
+// without suffix, data/… chunk keys with "." or the grid's separator,
+// compressor and the earliest draft's chunk_codecs).
+func TestDraftTestdata(t *testing.T) {
+	nan, inf := math.Float64frombits(0x7ff8000000000000), math.Inf(1) // NumPy's NaN
+	baz := f64s(0, 1, 2, nan, 10, 11, 12, nan, nan, nan, nan, 23)
+	i64 := func(v ...uint64) []byte { return le(len(v), 8, func(i int) uint64 { return v[i] }) }
+	f32 := func(v ...float32) []byte {
+		return le(len(v), 4, func(i int) uint64 { return uint64(math.Float32bits(v[i])) })
+	}
+	for _, s := range []struct {
+		dir      string
+		format   Format
+		children map[string]string // path → "kind child child …"
+		arrays   map[string][]any  // path → NumPy type, content
+	}{
+		{"draft2022", FormatV3Draft2022,
+			map[string]string{"": "group big raw when foo", "foo": "group baz bar"},
+			map[string][]any{"foo/baz": {"<f8", baz}, "big": {"<f4", f32(1, 2, 3, 4, float32(inf), float32(inf))},
+				"when": {"<M8[ns]", i64(1, 2, 0)}, "raw": {"|V2", []byte{1, 2, 3, 4}}}},
+		{"draft2019", FormatV3Draft2019,
+			map[string]string{"": "group old foo", "foo": "group baz"},
+			map[string][]any{"foo/baz": {"<f8", baz}, "old": {"<M8[s]", i64(0, 0, 5, 0, 0, 6)}}},
+	} {
+		t.Run(s.dir, func(t *testing.T) {
+			ctx := context.Background()
+			h := openDir(t, filepath.Join("testdata", s.dir))
+			if h.Format() != s.format {
+				t.Fatalf("Format = %v, want %v", h.Format(), s.format)
+			}
+			root, err := h.Node(ctx, "")
+			if err != nil || root.Err != nil || strings.Join(docNames(root), " ") != "group.json zarr.json" {
+				t.Fatalf("root: %v %+v", err, root)
+			}
+			if string(compactJSON(root.Attributes)) != `{"spam":"ham","eggs":42}` {
+				t.Errorf("root attributes %s", root.Attributes)
+			}
+			for p, want := range s.children {
+				n, err := h.Node(ctx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				kids, err := h.Children(ctx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := []string{n.Kind.String()}
+				for _, k := range kids {
+					if k.Err != nil {
+						t.Errorf("%s: %v", k.Path, k.Err)
+					}
+					got = append(got, k.Name())
+				}
+				// Groups sort after arrays in want only for readability; compare as sets.
+				if g, w := strings.Fields(strings.Join(got, " ")), strings.Fields(want); len(g) != len(w) || !sameSet(g, w) {
+					t.Errorf("node %q: kind and children %v, want %v", p, g, w)
+				}
+			}
+			for p, want := range s.arrays {
+				n, got := readArray(t, h, p)
+				if n.Array.DataType.NumPy != want[0].(string) {
+					t.Errorf("%s: NumPy type %q, want %q", p, n.Array.DataType.NumPy, want[0])
+				}
+				if !bytes.Equal(got, want[1].([]byte)) {
+					t.Errorf("%s: content\n got %x\nwant %x", p, got, want[1])
+				}
+				if strings.Join(docNames(n), " ") != "array.json" {
+					t.Errorf("%s: documents %v", p, docNames(n))
+				}
+			}
+		})
+	}
+}
+
+func sameSet(a, b []string) bool {
+	m := map[string]int{}
+	for _, s := range a {
+		m[s]++
+	}
+	for _, s := range b {
+		m[s]--
+	}
+	for _, v := range m {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func TestDetectDraft(t *testing.T) {
+	cases := []struct {
+		doc    string
+		format Format // 0: not a draft
+		meta   string // metaKey("a", "array")
+		err    error
+	}{
+		{`{"zarr_format": 3, "node_type": "group"}`, 0, "", nil},
+		{`{"zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0", "metadata_encoding": "application/json", "extensions": []}`,
+			FormatV3Draft2019, "meta/root/a.array", nil},
+		{`{"zarr_format": "http://purl.org/zarr/spec/protocol/core/3.0", "metadata_encoding": "application/json"}`,
+			FormatV3Draft2019, "meta/root/a.array", nil},
+		{`{"zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0", "metadata_encoding": "https://purl.org/zarr/spec/protocol/core/3.0", "metadata_key_suffix": ".json", "extensions": []}`,
+			FormatV3Draft2022, "meta/root/a.array.json", nil},
+		{`{"zarr_format": "https://purl.org/zarr/spec/core/3.0", "metadata_encoding": {"type": "json", "metadata_key_suffix": ".js"}, "extensions": []}`,
+			FormatV3Draft2022, "meta/a.array.js", nil},
+		{`{"zarr_format": "https://purl.org/zarr/spec/core/3.0", "extensions": [{"extension": "x", "must_understand": true}]}`, 0, "", ErrUnsupported},
+		{`{"zarr_format": "https://purl.org/zarr/spec/core/3.0", "extensions": [{"extension": "x"}]}`, 0, "", ErrUnsupported},
+		{`{"zarr_format": "https://purl.org/zarr/spec/core/3.0", "metadata_encoding": {"type": "yaml"}}`, 0, "", ErrUnsupported},
+		{`{"zarr_format": "https://purl.org/zarr/spec/core/3.0", "metadata_encoding": "json"}`, 0, "", ErrInvalidMetadata},
+		{`{"zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0", "metadata_encoding": "application/xml"}`, 0, "", ErrUnsupported},
+		{`{"zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0", "metadata_key_suffix": "/x"}`, 0, "", ErrInvalidMetadata},
+		{`{"zarr_format": "https://example.org/zarr/4.0"}`, 0, "", ErrUnsupported},
+		{`{"zarr_format": "https://purl.org/zarr/spec/core/3.0", "extensions": {}}`, 0, "", ErrInvalidMetadata},
+	}
+	for _, c := range cases {
+		l, err := detectDraft([]byte(c.doc))
+		switch {
+		case c.err != nil:
+			if !errors.Is(err, c.err) {
+				t.Errorf("%s: error %v, want %v", c.doc, err, c.err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", c.doc, err)
+		case c.format == 0:
+			if l != nil {
+				t.Errorf("%s: detected as %v", c.doc, l.format)
+			}
+		case l == nil || l.format != c.format || l.metaKey("a", "array") != c.meta:
+			t.Errorf("%s: layout %+v, want %v with %s", c.doc, l, c.format, c.meta)
+		}
+	}
+}
+
+func TestParseDraftArrayInvalid(t *testing.T) {
+	l := &draftLayout{format: FormatV3Draft2022, metaRoot: "meta", suffix: ".json", dataRoot: "data", chunkPrefix: "c", defaultSep: "/"}
+	grid := `"chunk_grid": {"type": "regular", "chunk_shape": [2]}`
+	cases := []struct {
+		name, doc   string
+		unsupported bool
+	}{
+		{"no shape", `{"data_type": "<f8", ` + grid + `}`, false},
+		{"grid rank", `{"shape": [4, 4], "data_type": "<f8", ` + grid + `}`, false},
+		{"grid type", `{"shape": [4], "data_type": "<f8", "chunk_grid": {"type": "rectilinear", "chunk_shape": [2]}}`, true},
+		{"separator", `{"shape": [4], "data_type": "<f8", "chunk_grid": {"type": "regular", "chunk_shape": [2], "separator": "-"}}`, false},
+		{"layout", `{"shape": [4], "data_type": "<f8", "chunk_memory_layout": "K", ` + grid + `}`, true},
+		{"codec", `{"shape": [4], "data_type": "<f8", "codecs": [{"configuration": {}}], ` + grid + `}`, false},
+		{"unknown codec", `{"shape": [4], "data_type": "<f8", "codecs": [{"type": "https://example.org/c"}], ` + grid + `}`, true},
+		{"unknown member", `{"shape": [4], "data_type": "<f8", "spare": 1, ` + grid + `}`, true},
+		{"type", `{"shape": [4], "data_type": 7, ` + grid + `}`, false},
+		{"unknown type", `{"shape": [4], "data_type": {"extension": "x", "type": "q", "fallback": "q2"}, ` + grid + `}`, true},
+		{"fill", `{"shape": [4], "data_type": "<i4", "fill_value": "x", ` + grid + `}`, false},
+		{"transformer", `{"shape": [4], "data_type": "<i4", "storage_transformers": [{"extension": "s", "type": "sharding"}], ` + grid + `}`, true},
+		{"extension", `{"shape": [4], "data_type": "<i4", "extensions": [{"extension": "e", "must_understand": true}], ` + grid + `}`, true},
+		{"two serialisers", `{"shape": [4], "data_type": ">i4", "codecs": [{"type": "https://purl.org/zarr/spec/codecs/endian/1.0"}], ` + grid + `}`, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			obj, err := decodeObject("array.json", []byte(c.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checkDraftExtensions("array.json", obj["extensions"]); err != nil {
+				if !c.unsupported || !errors.Is(err, ErrUnsupported) {
+					t.Fatalf("extensions: %v", err)
+				}
+				return
+			}
+			a, err := parseDraftArray(l, "array.json", obj, "a")
+			if c.unsupported {
+				if err == nil && a != nil && errors.Is(a.Err, ErrUnsupported) || errors.Is(err, ErrUnsupported) {
+					return
+				}
+				t.Fatalf("parseDraftArray = %+v, %v; want unsupported", a, err)
+			}
+			if !errors.Is(err, ErrInvalidMetadata) {
+				t.Fatalf("parseDraftArray = %+v, %v; want ErrInvalidMetadata", a, err)
+			}
+		})
+	}
+}
+
+func FuzzDetectDraft(f *testing.F) {
+	for _, s := range []string{"draft2022", "draft2019"} {
+		b, err := os.ReadFile(filepath.Join("testdata", s, "zarr.json"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		l, err := detectDraft(doc)
+		if err != nil && (l != nil || !errors.Is(err, ErrInvalidMetadata) && !errors.Is(err, ErrUnsupported)) {
+			t.Fatalf("detectDraft = %+v, %v", l, err)
+		}
+		if l != nil && strings.Contains(l.suffix, "/") {
+			t.Fatalf("suffix %q", l.suffix)
+		}
+	})
+}
+
+func FuzzParseDraftArray(f *testing.F) {
+	for _, p := range []string{"draft2022/meta/foo/baz.array.json", "draft2022/meta/big.array.json", "draft2022/meta/raw.array.json",
+		"draft2019/meta/root/old.array"} {
+		b, err := os.ReadFile(filepath.Join("testdata", p))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	l := &draftLayout{format: FormatV3Draft2022, metaRoot: "meta/root", suffix: ".json", dataRoot: "data/root", chunkPrefix: "c", defaultSep: "/"}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		obj, err := decodeObject("array.json", doc)
+		if err != nil {
+			return
+		}
+		a, err := parseDraftArray(l, "array.json", obj, "a")
+		if err == nil && a == nil {
+			t.Fatal("nil array without an error")
+		}
+		if err != nil && !errors.Is(err, ErrInvalidMetadata) && !errors.Is(err, ErrUnsupported) {
+			t.Fatalf("error %v is neither invalid metadata nor unsupported", err)
 		}
 	})
 }
