@@ -19,6 +19,8 @@ type dtype struct {
 	bigEndian bool
 	// spelling is the data type as the metadata spells it, for messages.
 	spelling string
+	// fields are the fields of a record type (dtype_ext.go), else nil.
+	fields []structField
 }
 
 // Variable reports whether elements have no fixed size.
@@ -66,14 +68,14 @@ func numpyStr(kind byte, size int, unit string) string {
 const maxStringItem = 1 << 30
 
 // parseV2DataType parses a NumPy type string of a v2 .zarray ("<f4",
-// ">i8", "|S7", "<U3", "<M8[ns]", "|O"). A structured dtype (a JSON list)
-// is unsupported.
+// ">i8", "|S7", "<U3", "<M8[ns]", "|O") or a structured dtype (a JSON list
+// of fields, dtype_ext.go).
 func parseV2DataType(raw json.RawMessage) (dtype, error) {
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		var list []json.RawMessage
 		if json.Unmarshal(raw, &list) == nil {
-			return dtype{}, codec.Unsupportedf("structured data type %s", compact(raw))
+			return parseStructured(raw)
 		}
 		return dtype{}, fmt.Errorf("%w: dtype %s is not a string", ErrInvalidMetadata, compact(raw))
 	}
@@ -236,5 +238,5 @@ func parseV3DataType(raw json.RawMessage) (dtype, error) {
 		t.NumPy = numpyStr(t.kind, 8, unit)
 		return t, nil
 	}
-	return dtype{}, codec.Unsupportedf("data type %q", name)
+	return parseV3ExtType(name, cfg)
 }

@@ -30,6 +30,9 @@ func fillValue(t dtype, raw json.RawMessage, format Format) ([]byte, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return make([]byte, t.Size), nil
 	}
+	if t.fields != nil {
+		return structFill(t, raw, format)
+	}
 	out := make([]byte, t.Size)
 	switch t.kind {
 	case 'b':

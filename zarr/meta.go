@@ -170,6 +170,9 @@ func (c v2Codec) v3JSON() v3Codec {
 
 // bytesCodec returns the bytes codec for t stored with the given byte order.
 func bytesCodec(t dtype, bigEndian bool) (codec.Codec, error) {
+	if t.fields != nil {
+		return structBytes{t.fields}, nil // each field in its own byte order
+	}
 	cfg := codec.Config{}
 	if t.Size > 1 && t.kind != 'S' && t.kind != 'V' {
 		endian := `"little"`

@@ -157,7 +157,7 @@ func TestArrayMetadataErrors(t *testing.T) {
 		{"v2 bad dtype", FormatV2, v2Zarray(t, map[string]string{"dtype": `"<x4"`}), ErrUnsupported, `data type "<x4"`},
 		{"v2 bad dtype order", FormatV2, v2Zarray(t, map[string]string{"dtype": `"=f4"`}), ErrInvalidMetadata, "byte order"},
 		{"v2 dtype size", FormatV2, v2Zarray(t, map[string]string{"dtype": `"<f3"`}), ErrUnsupported, `"<f3"`},
-		{"v2 structured", FormatV2, v2Zarray(t, map[string]string{"dtype": `[["a", "<i4"]]`}), ErrUnsupported, "structured"},
+		{"v2 structured", FormatV2, v2Zarray(t, map[string]string{"dtype": `[["a", "|O"]]`}), ErrUnsupported, "structured"},
 		{"v2 unknown compressor", FormatV2, v2Zarray(t, map[string]string{"compressor": `{"id": "frob"}`}), ErrUnsupported, `codec "frob"`},
 		{"v2 compressor without id", FormatV2, v2Zarray(t, map[string]string{"compressor": `{"level": 1}`}), ErrInvalidMetadata, `no "id"`},
 		{"v2 object without codec", FormatV2, v2Zarray(t, map[string]string{"dtype": `"|O"`}), ErrUnsupported, "object codec"},

@@ -1,0 +1,233 @@
+package zarr
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/internal/peertest"
+	"github.com/zarrfs/zarrfs/store/memory"
+)
+
+// pythonWriteStructured writes v2 arrays of structured dtypes with
+// zarr-python (mixed byte orders, nested records, sub-arrays, string,
+// datetime and complex fields, fill values, order F, compressors). For
+// each it writes NAME.bin (the content with every field little-endian) and
+// prints {"name", "descr"}: the Python literal of that little-endian dtype's
+// descr.
+const pythonWriteStructured = `
+import sys, json, base64, numpy as np, zarr, numcodecs
+root, refdir = sys.argv[1], sys.argv[2]
+rng = np.random.default_rng(3)
+g = zarr.open_group(zarr.DirectoryStore(root), mode="w")
+dts = [
+    [("a", "<i4"), ("b", "<f8")],
+    [("a", ">i4"), ("b", "<f8", (2,)), ("c", "|u1")],
+    [("p", [("x", ">f4"), ("y", "<f4")]), ("v", ">c16"), ("w", "|b1")],
+    [("s", "|S3"), ("u", ">U2"), ("t", ">M8[ms]"), ("m", "<m8[s]", (2, 2))],
+    [("n", [("q", ">i2", (3,)), ("r", [("z", ">u8")])], (2,)), ("e", "<f2")],
+]
+comps = [None, numcodecs.Zlib(level=1), numcodecs.Blosc(cname="lz4", clevel=1, shuffle=1), None, numcodecs.GZip(1)]
+for i, d in enumerate(dts):
+    dt = np.dtype(d)
+    shape, chunks = [((7,), (3,)), ((4, 5), (3, 2)), ((6,), (4,)), ((3, 3), (2, 2)), ((5,), (2,))][i]
+    z = g.create_dataset("s%d" % i, shape=shape, chunks=chunks, dtype=dt, fill_value=None,
+                         order="CF"[i % 2], compressor=comps[i])
+    if i % 2:
+        # zarr-python 2.13 cannot take a structured fill value from newer
+        # NumPy; write its base64 form (the packed record as stored) itself.
+        meta = json.load(open(f"{root}/s{i}/.zarray"))
+        meta["fill_value"] = base64.standard_b64encode(bytes(range(1, dt.itemsize + 1))).decode()
+        json.dump(meta, open(f"{root}/s{i}/.zarray", "w"))
+        z = zarr.open_array(f"{root}/s{i}", mode="r+")
+    n = int(np.prod(shape))
+    a = np.frombuffer(rng.integers(0, 256, n * dt.itemsize, dtype=np.uint8).tobytes(), dtype=dt).reshape(shape)
+    if i % 2:
+        z[: shape[0] // 2] = a[: shape[0] // 2]
+    else:
+        z[...] = a
+    b = z[...]
+    le = b.dtype.newbyteorder("<")
+    open(f"{refdir}/s{i}.bin", "wb").write(np.ascontiguousarray(b.astype(le)).tobytes())
+    print(json.dumps({"name": "s%d" % i, "descr": str(le.descr)}))
+`
+
+func TestPeerPythonWritesStructured(t *testing.T) {
+	peertest.NeedPython(t)
+	root, refs := t.TempDir(), t.TempDir()
+	out := peertest.RunPython(t, pythonWriteStructured, root, refs)
+	h := openDir(t, root)
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var c struct{ Name, Descr string }
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatalf("python output %q: %v", line, err)
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join(refs, c.Name+".bin"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, got := readArray(t, h, c.Name)
+			if !bytes.Equal(got, want) {
+				t.Errorf("content differs from python's z[...]:\n got %x\nwant %x", got, want)
+			}
+			if n.Array.DataType.NumPy != c.Descr {
+				t.Errorf("NumPy type %s, want %s", n.Array.DataType.NumPy, c.Descr)
+			}
+		})
+	}
+}
+
+// TestV3Struct reads v3 struct and legacy structured arrays written by
+// hand: fields packed in order, nested records, parametrized field types,
+// fill values as objects and (legacy) base64.
+func TestV3Struct(t *testing.T) {
+	ctx := t.Context()
+	cases := []struct {
+		name, dataType, fill, numpy string
+		chunk, want                 []byte // the one stored chunk (2 elements); the content (3 elements)
+	}{
+		{"struct", `{"name": "struct", "configuration": {"fields": [{"name": "id", "data_type": "int32"}, {"name": "flags", "data_type": "uint8"}, {"name": "value", "data_type": "float64"}]}}`,
+			`{"id": 7, "flags": 1, "value": 0.0}`, "[('id', '<i4'), ('flags', '|u1'), ('value', '<f8')]",
+			bytes.Repeat([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, 2),
+			append(bytes.Repeat([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, 2), 7, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0)},
+		{"nested", `{"name": "struct", "configuration": {"fields": [{"name": "point", "data_type": {"name": "struct", "configuration": {"fields": [{"name": "x", "data_type": "int8"}, {"name": "y", "data_type": "uint8"}]}}}, {"name": "t", "data_type": {"name": "numpy.datetime64", "configuration": {"unit": "s", "scale_factor": 1}}}]}}`,
+			`{"point": {"x": -1, "y": 2}, "t": "NaT"}`, "[('point', [('x', '|i1'), ('y', '|u1')]), ('t', '<M8[s]')]",
+			bytes.Repeat([]byte{9, 9, 1, 0, 0, 0, 0, 0, 0, 0}, 2),
+			append(bytes.Repeat([]byte{9, 9, 1, 0, 0, 0, 0, 0, 0, 0}, 2), 0xff, 2, 0, 0, 0, 0, 0, 0, 0, 0x80)},
+		{"legacy", `{"name": "structured", "configuration": {"fields": [["a", "uint16"], ["b", "float16"]]}}`,
+			`"AQACAA=="`, "[('a', '<u2'), ('b', '<f2')]",
+			[]byte{5, 0, 0, 0x3c, 6, 0, 0, 0xc0}, []byte{5, 0, 0, 0x3c, 6, 0, 0, 0xc0, 1, 0, 2, 0}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := memory.New()
+			doc := `{"zarr_format": 3, "node_type": "array", "shape": [3], "data_type": ` + c.dataType +
+				`, "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}}, "chunk_key_encoding": {"name": "default"}` +
+				`, "fill_value": ` + c.fill + `, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}`
+			must(t, st.Set(ctx, "zarr.json", []byte(doc)))
+			must(t, st.Set(ctx, "c/0", c.chunk))
+			h, err := Open(ctx, st, Options{})
+			must(t, err)
+			n, got := readArray(t, h, "")
+			if !bytes.Equal(got, c.want) {
+				t.Errorf("content\n got %x\nwant %x", got, c.want)
+			}
+			if n.Array.DataType.NumPy != c.numpy || n.Array.DataType.Name != "struct" {
+				t.Errorf("data type %+v, want NumPy %s", n.Array.DataType, c.numpy)
+			}
+		})
+	}
+}
+
+func TestStructuredErrors(t *testing.T) {
+	for _, c := range []struct {
+		v2, v3 string
+		want   error
+	}{
+		{v2: `[]`, want: ErrInvalidMetadata},
+		{v2: `[["a"]]`, want: ErrInvalidMetadata},
+		{v2: `[["a", "<i4"], ["a", "<f8"]]`, want: ErrInvalidMetadata},
+		{v2: `[["a", "<x4"]]`, want: ErrUnsupported},
+		{v2: `[["a", "|O"]]`, want: ErrUnsupported},
+		{v2: `[["a", "<i4", [-1]]]`, want: ErrInvalidMetadata},
+		{v2: `[["a", "|S1073741824", [4]]]`, want: ErrInvalidMetadata},
+		{v2: `[["a", "<i4", [0]]]`, want: ErrInvalidMetadata},
+		{v3: `{"name": "struct", "configuration": {"fields": []}}`, want: ErrInvalidMetadata},
+		{v3: `{"name": "struct", "configuration": {"fields": [{"name": "a", "data_type": "string"}]}}`, want: ErrInvalidMetadata},
+		{v3: `{"name": "struct", "configuration": {"fields": [["a", "int8"]]}}`, want: ErrInvalidMetadata},
+		{v3: `{"name": "struct", "configuration": {"fields": [{"name": "a", "data_type": "int9"}]}}`, want: ErrUnsupported},
+		{v3: `{"name": "struct", "configuration": {"fields": [{"name": "", "data_type": "int8"}]}}`, want: ErrInvalidMetadata},
+		{v3: `{"name": "null_terminated_bytes", "configuration": {"length_bytes": 0}}`, want: ErrInvalidMetadata},
+	} {
+		var err error
+		if c.v2 != "" {
+			_, err = parseV2DataType(json.RawMessage(c.v2))
+		} else {
+			_, err = parseV3DataType(json.RawMessage(c.v3))
+		}
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s%s: error %v, want %v", c.v2, c.v3, err, c.want)
+		}
+	}
+}
+
+func TestStructFillAndBytes(t *testing.T) {
+	dt, err := parseV2DataType(json.RawMessage(`[["a", ">i2"], ["b", [["c", "<u2"], ["d", ">U1"]], [2]]]`))
+	must(t, err)
+	if dt.Size != 2+2*(2+4) || dt.NumPy != "[('a', '<i2'), ('b', [('c', '<u2'), ('d', '<U1')], (2,))]" {
+		t.Fatalf("type %+v", dt)
+	}
+	stored := []byte{0, 1, 2, 0, 0, 0, 0, 0x41, 3, 0, 0, 0, 0, 0x42}
+	logical := []byte{1, 0, 2, 0, 0x41, 0, 0, 0, 3, 0, 0x42, 0, 0, 0}
+	fill, err := parseFillValue(dt, json.RawMessage(`"AAECAAAAAEEDAAAAAEI="`), FormatV2)
+	if err != nil || !bytes.Equal(fill, logical) {
+		t.Errorf("fill %x, %v; want %x", fill, err, logical)
+	}
+	c, err := bytesCodec(dt, false)
+	must(t, err)
+	spec := codec.ArraySpec{Shape: []int{1}, DataType: dt.codecType()}
+	dec, err := c.(codec.ArrayToBytes).Decode(stored, spec)
+	if err != nil || !bytes.Equal(dec, logical) {
+		t.Errorf("decode %x, %v; want %x", dec, err, logical)
+	}
+	if enc, err := c.(codec.ArrayToBytes).Encode(logical, spec); err != nil || !bytes.Equal(enc, stored) {
+		t.Errorf("encode %x, %v; want %x", enc, err, stored)
+	}
+	if _, err := c.(codec.ArrayToBytes).Decode(stored[1:], spec); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("short chunk: %v", err)
+	}
+	for _, bad := range []string{`"AAEC"`, `{"a": 1}`, `7`} {
+		if _, err := parseFillValue(dt, json.RawMessage(bad), FormatV2); !errors.Is(err, ErrInvalidMetadata) {
+			t.Errorf("fill %s: %v", bad, err)
+		}
+	}
+}
+
+func FuzzParseStructured(f *testing.F) {
+	f.Add([]byte(`[["a", ">i2"], ["b", [["c", "<u2"], ["d", ">U1"]], [2]]]`))
+	f.Add([]byte(`[["x", "<f8", 3], ["", "|V3"]]`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		dt, err := parseStructured(doc)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidMetadata) && !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("error %v", err)
+			}
+			return
+		}
+		if dt.Size <= 0 || dt.Size > maxStringItem || !strings.HasPrefix(dt.NumPy, "[(") {
+			t.Fatalf("type %+v", dt)
+		}
+		b := make([]byte, 2*dt.Size)
+		swapFields(b, dt.fields)
+	})
+}
+
+func FuzzParseV3Struct(f *testing.F) {
+	f.Add([]byte(`{"fields": [{"name": "point", "data_type": {"name": "struct", "configuration": {"fields": [{"name": "x", "data_type": "int8"}]}}}, {"name": "t", "data_type": "float32"}]}`))
+	f.Add([]byte(`{"fields": [["a", "uint16"], ["b", "float16"]]}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		var cfg codec.Config
+		if json.Unmarshal(doc, &cfg) != nil {
+			return
+		}
+		for _, name := range []string{"struct", "structured"} {
+			dt, err := parseV3Struct(name, cfg)
+			if err != nil {
+				if !errors.Is(err, ErrInvalidMetadata) && !errors.Is(err, ErrUnsupported) {
+					t.Fatalf("error %v", err)
+				}
+				continue
+			}
+			if dt.Size <= 0 || dt.Size > maxStringItem {
+				t.Fatalf("type %+v", dt)
+			}
+			_, _ = parseFillValue(dt, json.RawMessage(`{"a": 1}`), FormatV3)
+		}
+	})
+}
