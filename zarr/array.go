@@ -26,6 +26,9 @@ type arrayState struct {
 	fill   []byte // one element of the logical content (the element's bytes for variable-length types)
 	layout chunkLayout
 	pipe   *codec.Pipeline
+	// wrap, when set, is the storage transformer between the array and
+	// its store (the 2022 v3 draft's sharding).
+	wrap func(store.Store) store.Store
 
 	st    store.Store
 	path  string
@@ -64,6 +67,9 @@ func (a *Array) buildPipeline(chain func() ([]codec.Codec, error)) error {
 
 // bind attaches the array to the store it lives in.
 func (a *Array) bind(st store.Store, path string, cache *chunkCache) {
+	if a.wrap != nil {
+		st = a.wrap(st)
+	}
 	a.st, a.path, a.cache = st, path, cache
 	a.id = arrayIDs.Add(1)
 }

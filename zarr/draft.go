@@ -312,7 +312,7 @@ func parseDraftArray(l *draftLayout, name string, obj map[string]json.RawMessage
 		err = checkDraftMembers(name, obj, draftArrayKeys)
 	}
 	if err == nil {
-		err = checkDraftTransformers(obj["storage_transformers"])
+		a.wrap, err = parseDraftTransformers(obj["storage_transformers"], a.keys, len(shape))
 	}
 	if err != nil {
 		if !errors.Is(err, ErrUnsupported) {
@@ -345,25 +345,6 @@ func parseDraftArray(l *draftLayout, name string, obj map[string]json.RawMessage
 		return nil, a.Err
 	}
 	return a, nil
-}
-
-// checkDraftTransformers refuses storage transformers (the 2022 draft's
-// sharding is not read yet).
-func checkDraftTransformers(raw json.RawMessage) error {
-	if raw == nil || string(raw) == "null" {
-		return nil
-	}
-	var list []struct {
-		Extension string `json:"extension"`
-		Type      string `json:"type"`
-	}
-	if err := json.Unmarshal(raw, &list); err != nil {
-		return fmt.Errorf("%w: storage_transformers %s is not a list of objects", ErrInvalidMetadata, compact(raw))
-	}
-	if len(list) > 0 {
-		return codec.Unsupportedf("storage transformer %q (%s)", list[0].Type, list[0].Extension)
-	}
-	return nil
 }
 
 // draftCodecs returns the codecs of a draft array in encoding order, from
