@@ -384,3 +384,91 @@ func FuzzParseDraftArray(f *testing.F) {
 		}
 	})
 }
+
+// draft2019URIs are the codec URIs the 2019 draft's metadata names.
+var draft2019URIs = map[string]string{
+	"blosc": "https://purl.org/zarr/spec/codecs/blosc/1.0",
+	"gzip":  "https://purl.org/zarr/spec/codecs/gzip/1.0",
+}
+
+// writeDraft2019 writes a hierarchy as the 2019 draft describes it: the
+// entry point zarr.json, meta/root.group, a group meta/root/g.group, and
+// each array of arrays at its path as meta/root/PATH.array with its chunks
+// at data/PATH/ named by the indices joined with the grid's separator
+// (omitted from the grid: the default "."), compressed by the compressor
+// the array document names by URI. It returns each array's expected content.
+func writeDraft2019(t *testing.T, root string, arrays map[string]v1Store, data func(n int, s v1Store) []byte) map[string][]byte {
+	t.Helper()
+	write := func(key string, v any) {
+		b, err := json.MarshalIndent(v, "", "    ")
+		must(t, err)
+		p := filepath.Join(root, filepath.FromSlash(key))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, b, 0o644))
+	}
+	write("zarr.json", map[string]any{"zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0",
+		"metadata_encoding": "application/json", "extensions": []any{}})
+	write("meta/root.group", map[string]any{"extensions": []any{}, "attributes": map[string]any{"writer": "seed 000"}})
+	write("meta/root/g.group", map[string]any{"extensions": []any{}, "attributes": map[string]any{}})
+	want := map[string][]byte{}
+	for path, s := range arrays {
+		grid := map[string]any{"type": "regular", "chunk_shape": s.chunks}
+		sep := "."
+		if s.sep != "" {
+			grid["separator"], sep = s.sep, s.sep
+		}
+		doc := map[string]any{"shape": s.shape, "data_type": s.dtype, "chunk_grid": grid, "chunk_memory_layout": s.order,
+			"fill_value": s.fill, "extensions": []any{}, "attributes": map[string]any{}}
+		if s.compression != "none" {
+			doc["compressor"] = map[string]any{"codec": draft2019URIs[s.compression], "configuration": s.opts}
+		}
+		write("meta/root/"+path+".array", doc)
+		n := 1
+		for _, d := range s.shape {
+			n *= int(d)
+		}
+		want[path] = writeChunks(t, filepath.Join(root, "data", filepath.FromSlash(path)), s, data(n, s), sep)
+	}
+	return want
+}
+
+func TestDraft2019Written(t *testing.T) {
+	arrays := map[string]v1Store{
+		"g/a": {shape: []int64{7, 5}, chunks: []int64{3, 2}, dtype: "<i4", item: 4, order: "C", compression: "gzip",
+			opts: map[string]any{"level": 1}, fill: 9, fillElem: le(1, 4, func(int) uint64 { return 9 }), missing: map[string]bool{"1.1": true}},
+		"g/deep/b": {shape: []int64{4, 3, 2}, chunks: []int64{2, 2, 2}, dtype: ">f8", item: 8, swap: 8, order: "F", compression: "blosc",
+			opts: map[string]any{"cname": "zstd", "clevel": 1, "shuffle": 1}, fill: "NaN",
+			fillElem: le(1, 8, func(int) uint64 { return 0x7ff8000000000000 }), sep: "/", missing: map[string]bool{"0/1/0": true}},
+		"c": {shape: []int64{5}, chunks: []int64{2}, dtype: "|S2", item: 2, order: "C", compression: "none",
+			fill: nil, fillElem: []byte{0, 0}, missing: map[string]bool{"2": true}},
+	}
+	root := t.TempDir()
+	want := writeDraft2019(t, root, arrays, func(n int, s v1Store) []byte {
+		return le(n, s.item, func(i int) uint64 { return uint64(i*37+1) * 0x0101010101 })
+	})
+	h := openDir(t, root)
+	if h.Format() != FormatV3Draft2019 {
+		t.Fatalf("Format = %v", h.Format())
+	}
+	for path, w := range want {
+		_, got := readArray(t, h, path)
+		if !bytes.Equal(got, w) {
+			t.Errorf("%s: content\n got %x\nwant %x", path, got, w)
+		}
+	}
+	ctx := context.Background()
+	for p, kids := range map[string]string{"": "c g", "g": "a deep", "g/deep": "b"} {
+		nodes, err := h.Children(ctx, p)
+		must(t, err)
+		var names []string
+		for _, n := range nodes {
+			names = append(names, n.Name())
+		}
+		if strings.Join(names, " ") != kids {
+			t.Errorf("children of %q: %v, want %s", p, names, kids)
+		}
+	}
+	if n, err := h.Node(ctx, "g/deep"); err != nil || n.Kind != KindGroup || len(n.Documents) != 0 {
+		t.Errorf("implicit group g/deep: %v %+v", err, n)
+	}
+}

@@ -59,6 +59,7 @@ type v1Store struct {
 	opts          any
 	fill          any
 	fillElem      []byte // the fill value as one little-endian element
+	sep           string // the chunk key separator of a v3 draft grid ("" for the default)
 	missing       map[string]bool
 }
 
@@ -80,6 +81,15 @@ func writeV1(t *testing.T, root string, s v1Store, data []byte, attrs string) []
 	}
 	must(t, os.WriteFile(filepath.Join(root, "meta"), doc, 0o644))
 	must(t, os.WriteFile(filepath.Join(root, "attrs"), []byte(attrs), 0o644))
+	return writeChunks(t, root, s, data, ".")
+}
+
+// writeChunks writes the chunks of the array s holding data into dir, one
+// file per chunk named by its indices joined with sep (a "/" makes
+// directories), as writeV1 describes, and returns the expected content.
+func writeChunks(t *testing.T, dir string, s v1Store, data []byte, sep string) []byte {
+	t.Helper()
+	var err error
 	var comp codec.BytesToBytes
 	switch s.compression {
 	case "none":
@@ -88,6 +98,10 @@ func writeV1(t *testing.T, root string, s v1Store, data []byte, attrs string) []
 		b, _ := json.Marshal(s.opts)
 		must(t, json.Unmarshal(b, &cfg))
 		c, err := codec.New(s.compression, cfg)
+		must(t, err)
+		comp = c.(codec.BytesToBytes)
+	case "gzip":
+		c, err := codec.New("gzip", codec.Config{"level": json.RawMessage("1")})
 		must(t, err)
 		comp = c.(codec.BytesToBytes)
 	default:
@@ -116,7 +130,7 @@ func writeV1(t *testing.T, root string, s v1Store, data []byte, attrs string) []
 		for i, c := range cidx {
 			parts[i] = strconv.FormatInt(c, 10)
 		}
-		name := strings.Join(parts, ".")
+		name := strings.Join(parts, sep)
 		// Walk the chunk's elements in storage order (C or F).
 		var chunk []byte
 		inner := make([]int64, rank)
@@ -155,7 +169,8 @@ func writeV1(t *testing.T, root string, s v1Store, data []byte, attrs string) []
 			chunk, err = comp.Encode(chunk)
 			must(t, err)
 		}
-		must(t, os.WriteFile(filepath.Join(root, name), chunk, 0o644))
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		must(t, os.WriteFile(filepath.Join(dir, name), chunk, 0o644))
 	}
 	return want
 }
