@@ -404,6 +404,29 @@ func (c structBytes) convert(data []byte, spec codec.ArraySpec) ([]byte, error) 
 	return out, nil
 }
 
+// structCodec returns c, or for a record type serialised big-endian by the
+// bytes codec the codec that swaps each field of the records.
+func structCodec(c codec.Codec, t dtype) codec.Codec {
+	if b, ok := c.(codec.BytesCodec); ok && b.Big && t.fields != nil {
+		return structBytes{bigFields(t.fields)}
+	}
+	return c
+}
+
+// bigFields returns a copy of fields with every leaf stored big-endian.
+func bigFields(fields []structField) []structField {
+	out := make([]structField, len(fields))
+	for i, f := range fields {
+		out[i] = f
+		if f.fields != nil {
+			out[i].fields = bigFields(f.fields)
+		} else {
+			out[i].leaf.bigEndian = f.leaf.Size > 1 && f.leaf.kind != 'S' && f.leaf.kind != 'V' && f.leaf.kind != 'b'
+		}
+	}
+	return out
+}
+
 // parseV3ExtType parses the v3 data types dtype.go does not know: records
 // ("struct", "structured") and zarr-python 3's fixed-size byte strings
 // ("null_terminated_bytes", "raw_bytes" with length_bytes).

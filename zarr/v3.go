@@ -192,7 +192,7 @@ func parseV3Array(n v3Node) (*Array, error) {
 				}
 				return nil, err
 			}
-			cs = append(cs, c)
+			cs = append(cs, structCodec(c, dt))
 		}
 		return cs, nil
 	})
