@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/zarrfs/zarrfs/codec"
@@ -330,8 +331,10 @@ func parseDraftArray(l *draftLayout, name string, obj map[string]json.RawMessage
 		return nil, err
 	}
 	if dt.kind == 'f' || dt.kind == 'c' {
-		// The 2022 draft spells positive infinity "+Infinity".
+		// The 2022 draft spells positive infinity "+Infinity" and allows
+		// bit patterns in binary ("0b…") as well as in hexadecimal.
 		fillRaw = bytes.ReplaceAll(fillRaw, []byte(`"+Infinity"`), []byte(`"Infinity"`))
+		fillRaw = binaryToHex(fillRaw)
 	}
 	fill, err := parseFillValue(dt, fillRaw, FormatV2)
 	if err != nil {
@@ -556,4 +559,49 @@ func (h *Hierarchy) draftChildNames(ctx context.Context, p string) ([]string, er
 	}
 	sort.Strings(names)
 	return names, nil
+}
+
+// binaryToHex rewrites the JSON strings "0b…" of a fill value (a string or
+// a list of them) as the equivalent "0x…" (four bits a digit); anything
+// else is left for the fill value parser to judge.
+func binaryToHex(raw json.RawMessage) json.RawMessage {
+	conv := func(s string) (string, bool) {
+		bits, ok := strings.CutPrefix(s, "0b")
+		if !ok || len(bits) == 0 || len(bits)%8 != 0 || strings.Trim(bits, "01") != "" {
+			return "", false
+		}
+		var b strings.Builder
+		b.WriteString("0x")
+		for i := 0; i < len(bits); i += 4 {
+			v, _ := strconv.ParseUint(bits[i:i+4], 2, 8)
+			b.WriteString(strconv.FormatUint(v, 16))
+		}
+		return b.String(), true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if h, ok := conv(s); ok {
+			out, _ := json.Marshal(h)
+			return out
+		}
+		return raw
+	}
+	var parts []json.RawMessage
+	if json.Unmarshal(raw, &parts) != nil {
+		return raw
+	}
+	changed := false
+	for i, p := range parts {
+		if json.Unmarshal(p, &s) == nil {
+			if h, ok := conv(s); ok {
+				parts[i], _ = json.Marshal(h)
+				changed = true
+			}
+		}
+	}
+	if !changed {
+		return raw
+	}
+	out, _ := json.Marshal(parts)
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -470,5 +471,37 @@ func TestDraft2019Written(t *testing.T) {
 	}
 	if n, err := h.Node(ctx, "g/deep"); err != nil || n.Kind != KindGroup || len(n.Documents) != 0 {
 		t.Errorf("implicit group g/deep: %v %+v", err, n)
+	}
+}
+
+func TestDraftFillForms(t *testing.T) {
+	l := &draftLayout{format: FormatV3Draft2022, metaRoot: "meta", suffix: ".json", dataRoot: "data", chunkPrefix: "c", defaultSep: "/"}
+	for _, c := range []struct{ typ, fill, want string }{
+		{`"float32"`, `"0b01111111110000000000000000000001"`, "0100c07f"},
+		{`"float16"`, `"0b0111110000000000"`, "007c"},
+		{`"float64"`, `"+Infinity"`, "000000000000f07f"},
+		{`"complex64"`, `["0b00111111100000000000000000000000", "+Infinity"]`, "0000803f0000807f"},
+		{`"complex128"`, `["NaN", "-Infinity"]`, "000000000000f87f000000000000f0ff"},
+		{`"<f2"`, `"0x7e00"`, "007e"},
+	} {
+		doc := `{"shape": [1], "data_type": ` + c.typ + `, "chunk_grid": {"type": "regular", "chunk_shape": [1]}, "fill_value": ` + c.fill + `}`
+		obj, err := decodeObject("array.json", []byte(doc))
+		must(t, err)
+		a, err := parseDraftArray(l, "array.json", obj, "a")
+		if err != nil || a.Err != nil {
+			t.Errorf("%s %s: %v %v", c.typ, c.fill, err, a)
+			continue
+		}
+		if got := fmt.Sprintf("%x", a.fill); got != c.want {
+			t.Errorf("%s %s: fill %s, want %s", c.typ, c.fill, got, c.want)
+		}
+	}
+	for _, bad := range []string{`"0b0101"`, `"0b2"`, `["0b1", 0]`} {
+		doc := `{"shape": [1], "data_type": "float32", "chunk_grid": {"type": "regular", "chunk_shape": [1]}, "fill_value": ` + bad + `}`
+		obj, err := decodeObject("array.json", []byte(doc))
+		must(t, err)
+		if _, err := parseDraftArray(l, "array.json", obj, "a"); !errors.Is(err, ErrInvalidMetadata) {
+			t.Errorf("fill %s: %v, want ErrInvalidMetadata", bad, err)
+		}
 	}
 }
