@@ -57,11 +57,11 @@ func detectDraft(doc []byte) (*draftLayout, error) {
 	if json.Unmarshal(obj["zarr_format"], &uri) != nil {
 		return nil, nil
 	}
-	l := &draftLayout{entry: doc}
+	var l draftLayout
 	switch {
 	case uri == draft2022Core || uri == "http:"+strings.TrimPrefix(draft2022Core, "https:"):
-		*l = draftLayout{format: FormatV3Draft2022, metaRoot: "meta", suffix: ".json", dataRoot: "data",
-			chunkPrefix: "c", defaultSep: "/", entry: doc}
+		l = draftLayout{format: FormatV3Draft2022, metaRoot: "meta", suffix: ".json", dataRoot: "data",
+			chunkPrefix: "c", defaultSep: "/"}
 		var enc struct {
 			Extension *string `json:"extension"`
 			Type      string  `json:"type"`
@@ -81,14 +81,13 @@ func detectDraft(doc []byte) (*draftLayout, error) {
 	case strings.HasSuffix(uri, draftProtocolCore) && (strings.HasPrefix(uri, "http:") || strings.HasPrefix(uri, "https:")):
 		if raw, ok := obj["metadata_key_suffix"]; ok {
 			// zarr-python 2.13's experimental v3.
-			*l = draftLayout{format: FormatV3Draft2022, metaRoot: "meta/root", dataRoot: "data/root",
-				chunkPrefix: "c", defaultSep: "/", entry: doc}
+			l = draftLayout{format: FormatV3Draft2022, metaRoot: "meta/root", dataRoot: "data/root",
+				chunkPrefix: "c", defaultSep: "/"}
 			if err := json.Unmarshal(raw, &l.suffix); err != nil {
 				return nil, fmt.Errorf("%w: %s: metadata_key_suffix %s is not a string", ErrInvalidMetadata, v3Doc, compact(raw))
 			}
 		} else {
-			*l = draftLayout{format: FormatV3Draft2019, metaRoot: "meta/root", dataRoot: "data",
-				defaultSep: ".", entry: doc}
+			l = draftLayout{format: FormatV3Draft2019, metaRoot: "meta/root", dataRoot: "data", defaultSep: "."}
 			var enc string
 			if raw, ok := obj["metadata_encoding"]; ok && (json.Unmarshal(raw, &enc) != nil || enc != "application/json") {
 				return nil, codec.Unsupportedf("metadata encoding %s", compact(raw))
@@ -103,7 +102,8 @@ func detectDraft(doc []byte) (*draftLayout, error) {
 	if err := checkDraftExtensions(v3Doc, obj["extensions"]); err != nil {
 		return nil, err
 	}
-	return l, nil
+	l.entry = doc
+	return &l, nil
 }
 
 // checkDraftExtensions checks a draft "extensions" list: zarrfs implements
