@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/zarrfs/zarrfs/internal/peertest"
+	"github.com/zarrfs/zarrfs/store/memory"
 )
 
 // pythonWriteDraft writes a v3 draft hierarchy with zarr-python 2.13's
@@ -502,6 +503,32 @@ func TestDraftFillForms(t *testing.T) {
 		must(t, err)
 		if _, err := parseDraftArray(l, "array.json", obj, "a"); !errors.Is(err, ErrInvalidMetadata) {
 			t.Errorf("fill %s: %v, want ErrInvalidMetadata", bad, err)
+		}
+	}
+}
+
+// TestDraftRootArray reads hierarchies whose root is an array: its
+// document is meta/root.array (2019) or meta/array.json (2022) and its
+// chunk keys are "data/" and the chunk identifier.
+func TestDraftRootArray(t *testing.T) {
+	ctx := t.Context()
+	for _, c := range []struct{ entry, doc, docKey, chunkKey string }{
+		{`{"zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0", "metadata_encoding": "application/json", "extensions": []}`,
+			`{"shape": [3], "data_type": "|u1", "chunk_grid": {"type": "regular", "chunk_shape": [2]}, "chunk_memory_layout": "C", "fill_value": 9, "extensions": [], "attributes": {}}`,
+			"meta/root.array", "data/0"},
+		{`{"zarr_format": "https://purl.org/zarr/spec/core/3.0", "metadata_encoding": {"type": "json", "metadata_key_suffix": ".json"}, "extensions": []}`,
+			`{"shape": [3], "data_type": "uint8", "chunk_grid": {"type": "regular", "chunk_shape": [2], "separator": "/"}, "chunk_memory_layout": "C", "fill_value": 9, "extensions": [], "attributes": {}}`,
+			"meta/array.json", "data/c0"},
+	} {
+		st := memory.New()
+		must(t, st.Set(ctx, "zarr.json", []byte(c.entry)))
+		must(t, st.Set(ctx, c.docKey, []byte(c.doc)))
+		must(t, st.Set(ctx, c.chunkKey, []byte{1, 2}))
+		h, err := Open(ctx, st, Options{})
+		must(t, err)
+		n, got := readArray(t, h, "")
+		if !bytes.Equal(got, []byte{1, 2, 9}) || strings.Join(docNames(n), " ") != "array.json zarr.json" {
+			t.Errorf("%s: content %v, documents %v", c.docKey, got, docNames(n))
 		}
 	}
 }
