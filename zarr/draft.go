@@ -471,8 +471,8 @@ func draftChain(dt dtype, rank int, order string, specs []v2Codec) ([]codec.Code
 // parseDraftDataType parses a draft data_type: a NumPy type string ("<f8",
 // ">i2", "|S7", "<U3"), a v3 core name ("float64", "r16"), or an extension
 // object {"extension": URI, "type": …, "fallback": …} whose type is one of
-// those (datetimes "<M8[ns]", complex "<c8"), else its first understood
-// fallback.
+// those (datetimes "<M8[ns]", complex "<c8") or a v2 structured field
+// list, else its first understood fallback.
 func parseDraftDataType(raw json.RawMessage) (dtype, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -487,6 +487,11 @@ func parseDraftDataType(raw json.RawMessage) (dtype, error) {
 		return dtype{}, fmt.Errorf("%w: data_type %s is neither a name nor an extension object", ErrInvalidMetadata, compact(raw))
 	}
 	first := codec.Unsupportedf("data type %s of extension %q", compact(ext.Type), ext.Extension)
+	var fields []json.RawMessage
+	if json.Unmarshal(ext.Type, &fields) == nil {
+		// A structured type as zarr-python 2.13 writes it: the v2 field list.
+		return parseStructured(ext.Type)
+	}
 	if json.Unmarshal(ext.Type, &s) == nil {
 		t, err := draftTypeName(s)
 		if err == nil {

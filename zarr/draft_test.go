@@ -39,7 +39,7 @@ cases = [("<f4", (5, 4), (2, 3), 1.5), (">i2", (7,), (3,), 0), ("<c8", (4, 3), (
          (">c16", (3, 3), (2, 2), complex(2, -1)), ("<M8[ns]", (6,), (4,), 5), (">m8[s]", (2, 5), (1, 2), -3),
          ("|S5", (4,), (3,), b"ab"), ("<U3", (3, 2), (2, 2), "xy"), (">U2", (5,), (2,), ""), ("bool", (9,), (4,), True),
          ("<f2", (6,), (4,), float("-inf")), ("|u1", (3, 4, 5), (2, 3, 2), 9), ("<f8", (), (), float("nan")),
-         ("<i8", (0, 3), (2, 2), 1), ("|i1", (10,), (10,), -1)]
+         ("<i8", (0, 3), (2, 2), 1), ("|i1", (10,), (10,), -1), ([("a", ">i2"), ("b", "<f8", (2,))], (5,), (2,), None)]
 for i, (d, shape, chunks, fill) in enumerate(cases):
     name = ("explicit/" if i % 3 == 0 else "implicit/deep/" if i % 3 == 1 else "") + "a%02d" % i
     dt = np.dtype(d)
@@ -53,7 +53,9 @@ for i, (d, shape, chunks, fill) in enumerate(cases):
         a = a.view("u1") % 2 == 1
     if dt.kind in "fc":
         a = rng.standard_normal(shape).astype(dt)
-    if len(shape) > 0 and shape[0] > 1 and i % 2:
+    # (Structured arrays are written whole: zarr-python 2.13 reads missing
+    # chunks of a structured array without a fill value as np.empty.)
+    if len(shape) > 0 and shape[0] > 1 and i % 2 and dt.fields is None:
         z[: shape[0] // 2] = a[: shape[0] // 2]
     else:
         z[...] = a
