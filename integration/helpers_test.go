@@ -448,7 +448,9 @@ type mounted struct {
 	dir    string
 	cmd    *exec.Cmd
 	stderr *syncBuffer
-	done   chan error
+	// exited is closed when the process has exited, with waitErr set.
+	exited  chan struct{}
+	waitErr error
 }
 
 // mountStore starts `zarrfs mount [flags] STORE MNT` in a subprocess and
@@ -468,22 +470,27 @@ func mountStore(t testing.TB, store string, flags ...string) *mounted {
 // and waits for mnt to show a listing.
 func startMount(t testing.TB, mnt string, args ...string) *mounted {
 	t.Helper()
-	m := &mounted{dir: mnt, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	m := &mounted{dir: mnt, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	m.cmd = exec.Command(zarrfsBin, args...)
 	m.cmd.Stderr = m.stderr
 	m.cmd.Stdout = m.stderr
 	if err := m.cmd.Start(); err != nil {
 		t.Fatalf("zarrfs %s: %v", strings.Join(args, " "), err)
 	}
-	go func() { m.done <- m.cmd.Wait() }()
+	go func() {
+		m.waitErr = m.cmd.Wait()
+		close(m.exited)
+	}()
 	t.Cleanup(func() {
-		if m.cmd.ProcessState == nil {
+		select {
+		case <-m.exited:
+		default:
 			m.cmd.Process.Signal(syscall.SIGTERM)
 			select {
-			case <-m.done:
+			case <-m.exited:
 			case <-time.After(10 * time.Second):
 				m.cmd.Process.Kill()
-				<-m.done
+				<-m.exited
 			}
 		}
 		unmount(mnt)
@@ -491,9 +498,8 @@ func startMount(t testing.TB, mnt string, args ...string) *mounted {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		select {
-		case err := <-m.done:
-			m.done <- err
-			t.Fatalf("zarrfs %s exited before mounting: %v\n%s", strings.Join(args, " "), err, m.stderr.String())
+		case <-m.exited:
+			t.Fatalf("zarrfs %s exited before mounting: %v\n%s", strings.Join(args, " "), m.waitErr, m.stderr.String())
 		default:
 		}
 		if isMountpoint(mnt) {
@@ -537,13 +543,13 @@ func (m *mounted) signalAndWait(t testing.TB, sig syscall.Signal, limit time.Dur
 		t.Fatalf("signal: %v", err)
 	}
 	select {
-	case err := <-m.done:
-		return err, time.Since(start)
+	case <-m.exited:
+		return m.waitErr, time.Since(start)
 	case <-time.After(limit):
 		m.cmd.Process.Kill()
-		err := <-m.done
-		t.Errorf("zarrfs did not exit within %v of %v (killed: %v)\n%s", limit, sig, err, m.stderr.String())
-		return err, time.Since(start)
+		<-m.exited
+		t.Errorf("zarrfs did not exit within %v of %v (killed: %v)\n%s", limit, sig, m.waitErr, m.stderr.String())
+		return m.waitErr, time.Since(start)
 	}
 }
 

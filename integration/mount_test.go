@@ -3,6 +3,7 @@ package integration
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -663,9 +664,8 @@ func TestMountSIGTERMWithOpenFile(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	select {
-	case err := <-m.done:
-		m.done <- err
-		t.Fatalf("zarrfs exited (%v) while a file was still open", err)
+	case <-m.exited:
+		t.Fatalf("zarrfs exited (%v) while a file was still open", m.waitErr)
 	default:
 	}
 	// The open descriptor still reads.
@@ -678,9 +678,9 @@ func TestMountSIGTERMWithOpenFile(t *testing.T) {
 	}
 	holder.Wait()
 	select {
-	case err := <-m.done:
-		if err != nil {
-			t.Errorf("zarrfs exited with %v", err)
+	case <-m.exited:
+		if m.waitErr != nil {
+			t.Errorf("zarrfs exited with %v", m.waitErr)
 		}
 	case <-time.After(35 * time.Second): // the grace period is 30 s
 		t.Fatalf("zarrfs did not exit after the last file closed\n%s", m.stderr.String())
@@ -709,5 +709,48 @@ func TestDemo(t *testing.T) {
 	}
 	if isMountpoint(mnt) {
 		t.Error("still mounted after SIGINT")
+	}
+}
+
+// TestMountZip mounts a zip store of the corpus (zarrita.js's v3 fixtures)
+// and compares every array's data with zarrita's read of the zip.
+func TestMountZip(t *testing.T) {
+	needFuse(t)
+	corpus := peertest.Corpus(t)
+	zipPath := filepath.Join(corpus, "zarrita.js", "v3", "data.zipped_from_within.zarr.zip")
+	nodes, prefix := findZipArrays(t, zipPath)
+	if prefix != "" || len(nodes) < 20 {
+		t.Fatalf("%s: %d arrays under %q; want the hierarchy at the root", zipPath, len(nodes), prefix)
+	}
+	var paths []string
+	for _, n := range nodes {
+		paths = append(paths, n.Path)
+	}
+	data, errs := zarritaRead(t, itemsIn(zipPath, paths))
+	m := mountStore(t, zipPath)
+	compared := 0
+	for i, p := range paths {
+		if errs[i] != nil {
+			continue // the corpus test accounts for arrays without an oracle
+		}
+		file := "data"
+		if _, err := os.Stat(filepath.Join(m.dir, p, "data.txt")); err == nil {
+			file = "data.txt"
+		}
+		got, err := os.ReadFile(filepath.Join(m.dir, p, file))
+		if err != nil {
+			if errors.Is(err, syscall.EOPNOTSUPP) {
+				if _, listed := corpusUnsupported[tableKey("zarrita.js/v3/x.zip", p)]; listed {
+					continue
+				}
+			}
+			t.Errorf("reading %s/%s: %v", p, file, err)
+			continue
+		}
+		sameBytes(t, p+"/"+file, got, data[i])
+		compared++
+	}
+	if compared < 20 {
+		t.Errorf("compared only %d arrays", compared)
 	}
 }
