@@ -42,7 +42,9 @@ demo: build
 bench:
 	$(GO) test -run=NONE -bench=. $(PKGS)
 
-# fuzz-short runs every FuzzXxx target of every package for FUZZTIME.
+# fuzz-short runs every FuzzXxx target of every package for FUZZTIME
+# (below a few seconds the fuzzer itself can fail with "context deadline
+# exceeded": keep FUZZTIME at 5s or more).
 fuzz-short:
 	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
 		for f in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz' || true); do \
