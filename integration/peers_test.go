@@ -221,3 +221,67 @@ func TestPeerReadExample(t *testing.T) {
 	want, errs := zarritaRead(t, v3)
 	check(v3, want, errs)
 }
+
+// infoJSON is the part of `zarrfs info --json` the peers can check.
+type infoJSON struct {
+	Kind       string `json:"kind"`
+	Format     string `json:"format"`
+	Shape      []int  `json:"shape"`
+	NumpyDType string `json:"numpy_dtype"`
+}
+
+// TestPeerInfoJSON: `zarrfs info --json` gives the shape, NumPy dtype and
+// format of arrays written by zarr-python (v2) and zarrita (v3).
+func TestPeerInfoJSON(t *testing.T) {
+	check := func(t *testing.T, store, path, format string, shape []int, dtype string) {
+		t.Helper()
+		out := mustZarrfs(t, "info", "--json", store, path)
+		var info infoJSON
+		if err := json.Unmarshal(out, &info); err != nil {
+			t.Fatalf("zarrfs info --json %s: %v\n%s", path, err, out)
+		}
+		if info.Kind != "array" || info.Format != format {
+			t.Errorf("%s: kind %q format %q, want array %s", path, info.Kind, info.Format, format)
+		}
+		if fmt.Sprint(info.Shape) != fmt.Sprint(shape) {
+			t.Errorf("%s: shape %v, want %v", path, info.Shape, shape)
+		}
+		if dtype != "" && info.NumpyDType != dtype {
+			t.Errorf("%s: numpy_dtype %q, want %q", path, info.NumpyDType, dtype)
+		}
+	}
+	t.Run("v2", func(t *testing.T) {
+		store, cases := writeV2(t)
+		for i, c := range cases {
+			if i%7 != 0 {
+				continue
+			}
+			dt := littleEndian(c.DType)
+			if c.DType == "O" {
+				dt = ""
+			}
+			check(t, store, c.Path, "v2", c.Shape, dt)
+		}
+	})
+	t.Run("v3", func(t *testing.T) {
+		peertest.NeedNode(t)
+		store := filepath.Join(t.TempDir(), "v3.zarr")
+		for i, p := range strings.Fields(string(peertest.RunNode(t, "write_v3.mjs", store))) {
+			if i%5 != 0 {
+				continue
+			}
+			var meta struct {
+				Shape    []int  `json:"shape"`
+				DataType string `json:"data_type"`
+			}
+			b, err := os.ReadFile(filepath.Join(store, filepath.FromSlash(p), "zarr.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &meta); err != nil {
+				t.Fatal(err)
+			}
+			check(t, store, p, "v3", meta.Shape, v3NumpyDType[meta.DataType])
+		}
+	})
+}
