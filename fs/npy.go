@@ -22,11 +22,17 @@ const npyMaxV1Header = 1<<16 - 1
 // NpyHeader returns the NumPy .npy header that numpy.lib.format.write_array
 // writes before the C-order contents of an array of NumPy type string descr
 // ("<f4", "|S7") and the given shape, byte for byte: format 1.0, or 2.0 when
-// the header does not fit a 16-bit length.
+// the header does not fit a 16-bit length. A structured type's descr is
+// the Python literal of its field list ("[('a', '<i4')]") and is written as
+// it is; any other descr is written as a Python string.
 func NpyHeader(descr string, shape []int64) []byte {
 	var b strings.Builder
 	b.WriteString("{'descr': ")
-	b.WriteString(pyStr(descr))
+	if strings.HasPrefix(descr, "[") {
+		b.WriteString(descr)
+	} else {
+		b.WriteString(pyStr(descr))
+	}
 	b.WriteString(", 'fortran_order': False, 'shape': ")
 	b.WriteString(pyTuple(shape))
 	b.WriteString(", }")

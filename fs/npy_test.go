@@ -41,6 +41,8 @@ func npyCases() []npyCase {
 		{"M8ns_3", "<M8[ns]", []int64{3}, true},
 		{"c16_1x1x1x1x1x1", "<c16", []int64{1, 1, 1, 1, 1, 1}, true},
 		{"f4_24x90x180", "<f4", []int64{24, 90, 180}, true},
+		{"struct_3", "[('a', '<i4'), ('b', '<f8', (2,))]", []int64{3}, true},
+		{"struct_nested_2x2", "[('t', '<M8[ns]'), ('s', [('x', '<i2'), ('y', '|S3')]), ('u', '<U2', (2, 2))]", []int64{2, 2}, true},
 		{"u8_big", "<u8", []int64{123456789012345678, 3}, false},
 		{"f4_rank22000", "<f4", huge, false},
 	}
