@@ -224,8 +224,9 @@ for c in cases:
     try:
         a = np.load(p, mmap_mode="r")
         ref = open(c["ref"], "rb").read()
-        if a.dtype.str != c["dtype"]:
-            print("%s: dtype %s, want %s" % (c["path"], a.dtype.str, c["dtype"]))
+        dtype = repr(np.lib.format.dtype_to_descr(a.dtype)) if a.dtype.names else a.dtype.str
+        if dtype != c["dtype"]:
+            print("%s: dtype %s, want %s" % (c["path"], dtype, c["dtype"]))
         elif list(a.shape) != c["shape"]:
             print("%s: shape %s, want %s" % (c["path"], a.shape, c["shape"]))
         elif np.ascontiguousarray(a).tobytes() != ref:

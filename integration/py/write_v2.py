@@ -3,13 +3,14 @@
 Writes a v2 hierarchy of arrays with zarr-python (Debian's python3-zarr 2.13)
 into DIR and, for every array, reads it back with zarr-python and writes what
 zarrfs's `data` file must hold to REFDIR/<n>.bin: the elements in C order,
-every element little-endian (|S raw bytes, <U UTF-32LE, datetimes int64).
+every element little-endian (|S raw bytes, <U UTF-32LE, datetimes int64,
+records with every field little-endian).
 Object arrays of strings get zarrfs's data.txt form instead. Prints one JSON
 line per array: {"path", "ref", "compressor", "dtype", "shape"}.
 
 The cases cross dtypes with compressors, C/F order, both dimension
-separators, partly written arrays (missing chunks) and shapes of rank 0-4
-with size-1 and zero-length dimensions.
+separators, partly written arrays (missing chunks), shapes of rank 0-4
+with size-1 and zero-length dimensions, and structured types.
 
 This is an oracle for zarrfs's tests: it must not depend on zarrfs.
 """
@@ -57,6 +58,13 @@ FILTERS = [
      numcodecs.Blosc(cname="lz4", clevel=5, shuffle=numcodecs.Blosc.NOSHUFFLE)),
 ]
 
+# Structured (record) types: name, field list. Fields mix byte orders,
+# sub-shapes, nesting, strings and datetimes.
+STRUCTS = [
+    ("point", [("x", "<f4"), ("y", "<f4"), ("id", ">u2")]),
+    ("mixed", [("a", ">i4"), ("b", "<f8", (2,)), ("s", [("x", ">i2"), ("y", "|S3")]), ("t", ">M8[ms]"), ("u", "<U2", (2,))]),
+]
+
 SHAPES = [
     # name, shape, chunks
     ("r0", (), ()),
@@ -102,6 +110,19 @@ def values(dtype, shape, seed):
     return a.astype(dt).reshape(shape)
 
 
+def struct_values(dt, shape, seed):
+    """Deterministic records of the structured type dt, field by field."""
+    a = np.zeros(shape, dtype=dt)
+    for i, name in enumerate(dt.names):
+        field = dt.fields[name][0]
+        if field.names:
+            a[name] = struct_values(field, shape, seed + i)
+        else:
+            base, sub = (field.subdtype or (field, ()))
+            a[name] = values(base.str, tuple(shape) + tuple(sub), seed + i)
+    return a
+
+
 def tame_values(dtype, shape, seed):
     """Values that filters with a narrower encoding (astype, scale) keep."""
     n = int(np.prod(shape, dtype=np.int64))
@@ -142,6 +163,9 @@ def reference(a):
     if a.dtype.kind == "O":
         return "".join(escape(x) + "\n" for x in a.reshape(-1)).encode("utf-8", "surrogateescape")
     dt = a.dtype
+    if dt.names:
+        # Records are shown with every field little-endian (datetimes too).
+        return np.ascontiguousarray(a.astype(dt.newbyteorder("<"))).tobytes(order="C")
     if dt.kind in "Mm":
         a = a.view(dt.str[0] + "i8")
         dt = a.dtype
@@ -176,6 +200,11 @@ def main():
     # Filter chains, partly written (odd shape, edge chunks).
     for name, dt, filters, comp in FILTERS:
         cases.append(("filters/" + name, dt, "filters:" + name, (9, 7), (4, 3), "C", ".", True))
+    # Structured types with a few compressors, fully written (zarr-python
+    # 2.13 cannot take a structured fill value under this NumPy).
+    for name, fields in STRUCTS:
+        for cname in ("none", "zstd", "blosc-lz4-shuffle"):
+            cases.append(("structured/%s/%s" % (name, cname), fields, cname, (7, 5), (3, 2), "C", ".", False))
     # Variable-length strings (data.txt).
     cases.append(("strings/vlen_utf8", "O", "none", (4, 3), (3, 2), "C", ".", False))
     cases.append(("strings/vlen_utf8_zstd", "O", "zstd", (5,), (2,), "C", ".", True))
@@ -186,8 +215,9 @@ def main():
             _, _, filters, comp = next(f for f in FILTERS if f[0] == cname[len("filters:"):])
         else:
             comp = COMPRESSORS[cname]
-        kwargs = dict(shape=shape, chunks=chunks, dtype=dt, compressor=comp, order=order, filters=filters,
-                      fill_value=fill_for(dt) if partial and dt != "O" else None,
+        structured = isinstance(dt, list)
+        kwargs = dict(shape=shape, chunks=chunks, dtype=np.dtype(dt) if structured else dt, compressor=comp, order=order,
+                      filters=filters, fill_value=fill_for(dt) if partial and dt != "O" else None,
                       dimension_separator=sep)
         if dt == "O":
             kwargs["object_codec"] = numcodecs.VLenUTF8()
@@ -195,6 +225,8 @@ def main():
         z = zarr.open_array(store=store, path=path, mode="w", **kwargs)
         if dt == "O":
             a = np.array(["", "a\\b", "new\nline", "cr\rx", "ünï", "😀", "tab\t", "x" * 40, "", "z", "q", "r"][: int(np.prod(shape))], dtype=object).reshape(shape)
+        elif structured:
+            a = struct_values(np.dtype(dt), shape, n)
         elif cname.startswith("filters:"):
             a = tame_values(dt, shape, n)
         else:
@@ -212,6 +244,10 @@ def main():
         ref = os.path.join(ref_dir, "%d.bin" % n)
         with open(ref, "wb") as f:
             f.write(reference(np.asarray(back)))
+        if structured:
+            # The type data.npy and user.zarr.dtype carry: the little-endian
+            # field list, as NumPy writes it in a .npy header.
+            dt = repr(np.lib.format.dtype_to_descr(np.dtype(dt).newbyteorder("<")))
         print(json.dumps({"path": path, "ref": ref, "compressor": cname, "dtype": dt, "shape": list(shape),
                           "order": order, "separator": sep, "partial": partial}))
 
