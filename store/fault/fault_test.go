@@ -1,0 +1,210 @@
+package fault
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/memory"
+	"github.com/zarrfs/zarrfs/store/storetest"
+)
+
+// TestConformance: with no rules the decorator is the store it wraps.
+func TestConformance(t *testing.T) {
+	storetest.RunReadOnly(t, func(t *testing.T, data map[string][]byte) store.Store {
+		m, err := memory.FromMap(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, s := New(m)
+		return s
+	})
+}
+
+func fixture(t *testing.T) (*Store, store.Store) {
+	t.Helper()
+	m, err := memory.FromMap(map[string][]byte{"a/0": []byte("zero"), "a/1": []byte("one"), "b/0": []byte("b0")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(m)
+}
+
+func TestError(t *testing.T) {
+	f, s := fixture(t)
+	mine := errors.New("mine")
+	f.Set(Rule{Kind: Error, Prefix: "a/"}, Rule{Kind: Error, Prefix: "b/", Err: mine})
+	ctx := context.Background()
+	if _, err := s.Get(ctx, "a/0"); !errors.Is(err, ErrInjected) {
+		t.Errorf("Get a/0: %v, want ErrInjected", err)
+	}
+	if _, err := s.GetRange(ctx, "a/1", store.SuffixRange(2)); !errors.Is(err, ErrInjected) {
+		t.Errorf("GetRange a/1: %v, want ErrInjected", err)
+	}
+	if _, err := s.Get(ctx, "b/0"); !errors.Is(err, mine) {
+		t.Errorf("Get b/0: %v, want the rule's error", err)
+	}
+	if _, _, err := s.(store.Lister).ListDir(ctx, "a"); !errors.Is(err, ErrInjected) {
+		t.Errorf("ListDir a: %v, want ErrInjected", err)
+	}
+	f.Clear()
+	if v, err := s.Get(ctx, "a/0"); err != nil || string(v) != "zero" {
+		t.Errorf("Get a/0 after Clear: %q, %v", v, err)
+	}
+	if f.Calls() != 5 || f.Active() != 0 {
+		t.Errorf("Calls %d Active %d, want 5 and 0", f.Calls(), f.Active())
+	}
+}
+
+func TestOps(t *testing.T) {
+	f, s := fixture(t)
+	f.Set(Rule{Kind: Error, Ops: []string{"stat"}})
+	ctx := context.Background()
+	if _, err := s.Get(ctx, "a/0"); err != nil {
+		t.Errorf("Get under a stat-only rule: %v", err)
+	}
+	if _, err := s.(store.Stater).Stat(ctx, "a/0"); !errors.Is(err, ErrInjected) {
+		t.Errorf("Stat: %v, want ErrInjected", err)
+	}
+}
+
+func TestHangUntilCancelled(t *testing.T) {
+	f, s := fixture(t)
+	f.Set(Rule{Kind: Hang})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := s.Get(ctx, "a/0"); done <- err }()
+	for f.Active() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("a hung Get returned: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("hung Get after cancel: %v, want Canceled", err)
+	}
+	if !f.WaitIdle(time.Second) || f.Cancelled() != 1 {
+		t.Errorf("Active %d Cancelled %d after cancel", f.Active(), f.Cancelled())
+	}
+}
+
+func TestHangIgnoringContext(t *testing.T) {
+	f, s := fixture(t)
+	f.Set(Rule{Kind: Hang, IgnoreContext: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := s.Get(ctx, "a/0"); done <- err }()
+	time.Sleep(10 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		t.Fatalf("Get ignoring its context returned: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	f.Clear() // releases it: the store underneath then sees the cancelled context
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("released Get: %v, want the memory store's Canceled", err)
+	}
+}
+
+func TestSlow(t *testing.T) {
+	f, s := fixture(t)
+	f.Set(Rule{Kind: Slow, Delay: 60 * time.Millisecond})
+	start := time.Now()
+	v, err := s.Get(context.Background(), "a/1")
+	if err != nil || string(v) != "one" {
+		t.Fatalf("slow Get: %q, %v", v, err)
+	}
+	if d := time.Since(start); d < 60*time.Millisecond {
+		t.Errorf("slow Get took %v, want ≥ 60ms", d)
+	}
+}
+
+func TestFlap(t *testing.T) {
+	f, s := fixture(t)
+	f.Set(Rule{Kind: Flap, Up: 2, Down: 1})
+	var got []bool
+	for range 6 {
+		_, err := s.Get(context.Background(), "a/0")
+		got = append(got, err == nil)
+	}
+	want := []bool{true, true, false, true, true, false}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("flap pattern %v, want %v", got, want)
+		}
+	}
+}
+
+// TestKeepsCapabilities: Lister and Stater only when the wrapped store has
+// them; never Writer.
+func TestKeepsCapabilities(t *testing.T) {
+	_, s := New(memory.New())
+	if _, ok := s.(store.Lister); !ok {
+		t.Error("lost Lister")
+	}
+	if _, ok := s.(store.Stater); !ok {
+		t.Error("lost Stater")
+	}
+	if _, ok := s.(store.Writer); ok {
+		t.Error("exposes Writer")
+	}
+	if _, ok := s.(io.Closer); !ok {
+		t.Error("no Close")
+	}
+	_, plain := New(struct{ store.Store }{memory.New()})
+	if _, ok := plain.(store.Lister); ok {
+		t.Error("invented Lister")
+	}
+	if _, ok := plain.(store.Stater); ok {
+		t.Error("invented Stater")
+	}
+}
+
+// TestConcurrentSet: rules change while requests run (run with -race).
+func TestConcurrentSet(t *testing.T) {
+	f, s := fixture(t)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+				s.Get(ctx, "a/0")
+				cancel()
+			}
+		}()
+	}
+	for i := range 50 {
+		switch i % 4 {
+		case 0:
+			f.Set(Rule{Kind: Hang})
+		case 1:
+			f.Set(Rule{Kind: Flap, Up: 1, Down: 1})
+		case 2:
+			f.Set(Rule{Kind: Slow, Delay: time.Millisecond})
+		default:
+			f.Clear()
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	if !f.WaitIdle(time.Second) {
+		t.Errorf("%d requests still active", f.Active())
+	}
+}
