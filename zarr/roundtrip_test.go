@@ -151,3 +151,44 @@ func TestWriteRegion(t *testing.T) {
 		t.Error("WriteRegion past the end succeeded")
 	}
 }
+
+// TestV2BloscTypeSize: a v2 Blosc compressor shuffles by the array's item
+// size, as numcodecs does, unless the metadata names a typesize.
+func TestV2BloscTypeSize(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		dtype string
+		cfg   map[string]any
+		want  byte
+	}{
+		{"<f4", map[string]any{"cname": "lz4", "clevel": 5, "shuffle": 1}, 4},
+		{"<i8", map[string]any{"cname": "zstd", "clevel": 3, "shuffle": 2}, 8},
+		{"|u1", map[string]any{"cname": "lz4", "clevel": 5, "shuffle": -1}, 1},
+		{"<f8", map[string]any{"cname": "lz4", "clevel": 5, "shuffle": 1, "typesize": 2}, 2},
+	} {
+		st := memory.New()
+		a, err := CreateArray(ctx, st, "a", ArrayMeta{Format: FormatV2, Shape: []int64{256}, ChunkShape: []int64{256},
+			DataType: c.dtype, FillValue: 0, Compressor: &CodecSpec{Name: "blosc", Configuration: c.cfg}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := make([]byte, 256*a.DataType.Size)
+		for i := range data {
+			data[i] = byte(i * 7)
+		}
+		if _, err := a.WriteAt(ctx, data, 0); err != nil {
+			t.Fatal(err)
+		}
+		chunk, err := st.Get(ctx, "a/0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if chunk[3] != c.want {
+			t.Errorf("%s %v: chunk header typesize %d, want %d", c.dtype, c.cfg, chunk[3], c.want)
+		}
+		got := make([]byte, len(data))
+		if _, err := a.ReadAt(ctx, got, 0); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s: read back differs (%v)", c.dtype, err)
+		}
+	}
+}

@@ -223,7 +223,27 @@ func v2Chain(dt dtype, rank int, order string, filters []v2Codec, objectCodec, c
 		if err != nil {
 			return nil, err
 		}
+		if b, ok := c.(codec.Blosc); ok {
+			c = v2BloscTypeSize(b, compressor.cfg, dt.Size)
+		}
 		tail = append(tail, c)
 	}
 	return append(append(head, a2b), tail...), nil
+}
+
+// v2BloscTypeSize gives a v2 Blosc compressor the element size numcodecs
+// gives it, the item size of the array, unless the metadata names one. It
+// matters for encoding only (shuffle works per element; auto-shuffle picks
+// bitshuffle for 1-byte items); decoding reads it from each chunk's header.
+// Items larger than Blosc's 255-byte limit are shuffled as bytes, as
+// c-blosc does.
+func v2BloscTypeSize(b codec.Blosc, cfg codec.Config, itemSize int) codec.Blosc {
+	if _, set := cfg["typesize"]; set || itemSize < 1 {
+		return b
+	}
+	if itemSize > 255 {
+		itemSize = 1
+	}
+	b.TypeSize = itemSize
+	return b
 }
