@@ -99,27 +99,32 @@ func getDocument(ctx context.Context, st store.Store, key string) ([]byte, error
 // readV3Consolidated checks the root zarr.json for a draft entry point and
 // loads its inline consolidated metadata, if any.
 func (h *Hierarchy) readV3Consolidated(doc []byte) error {
-	var root struct {
-		Format       json.RawMessage `json:"zarr_format"`
-		Consolidated *struct {
-			Kind     string                     `json:"kind"`
-			Metadata map[string]json.RawMessage `json:"metadata"`
-		} `json:"consolidated_metadata"`
-	}
-	if len(doc) > MaxDocumentSize || json.Unmarshal(doc, &root) != nil {
+	// Members are looked up by their exact names (decoding into a struct
+	// would match "Consolidated_Metadata" too).
+	obj, err := decodeObject(v3Doc, doc)
+	if err != nil {
 		return nil // the root node reports the problem
 	}
 	var s string
-	if json.Unmarshal(root.Format, &s) == nil {
+	if json.Unmarshal(obj["zarr_format"], &s) == nil {
 		return codec.Unsupportedf("v3 draft hierarchy (zarr_format %q)", s)
 	}
-	if root.Consolidated == nil || root.Consolidated.Kind != "inline" || root.Consolidated.Metadata == nil {
+	var cons map[string]json.RawMessage
+	if json.Unmarshal(obj["consolidated_metadata"], &cons) != nil || cons == nil {
+		return nil
+	}
+	var kind string
+	var metadata map[string]json.RawMessage
+	if json.Unmarshal(cons["kind"], &kind) != nil || kind != "inline" ||
+		json.Unmarshal(cons["metadata"], &metadata) != nil || metadata == nil {
 		return nil
 	}
 	h.consolidated = map[string]json.RawMessage{}
-	for p, m := range root.Consolidated.Metadata {
-		if cp, err := cleanPath(p); err == nil && cp != "" {
-			h.consolidated[store.Join(cp, v3Doc)] = m
+	for p, m := range metadata {
+		// A path that is not a valid key ("../x", "/etc", "a//b") names
+		// no node: it is left out, as in .zmetadata.
+		if store.ValidateKey(p) == nil {
+			h.consolidated[store.Join(p, v3Doc)] = m
 		}
 	}
 	return nil

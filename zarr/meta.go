@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -29,7 +30,71 @@ func decodeObject(name string, doc []byte) (map[string]json.RawMessage, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("%w: %s has data after the JSON object", ErrInvalidMetadata, name)
 	}
+	if err := checkMemberNames(doc); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalidMetadata, name, err)
+	}
 	return obj, nil
+}
+
+// checkMemberNames refuses a JSON document (already known to be valid) in
+// which an object, at any depth, names a member twice, or whose top-level
+// object has two members whose names differ only in case ("shape" and
+// "Shape"). Readers disagree on which of two such members counts (Go's
+// encoding/json even matches struct fields case-insensitively), so the
+// document means different things to different implementations.
+func checkMemberNames(doc []byte) error {
+	type frame struct {
+		names   map[string]bool // nil for an array
+		wantKey bool            // in an object, the next token is a name or '}'
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var stack []frame
+	folded := map[string]string{} // top-level names by their lower case
+	// valueDone records that a value of the innermost container ended.
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].names != nil {
+			stack[n-1].wantKey = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n := len(stack); n > 0 && stack[n-1].wantKey {
+			if name, ok := tok.(string); ok {
+				top := &stack[n-1]
+				if top.names[name] {
+					return fmt.Errorf("member %q appears twice", name)
+				}
+				if n == 1 {
+					key := strings.ToLower(name)
+					if k, ok := folded[key]; ok {
+						return fmt.Errorf("members %q and %q differ only in case", k, name)
+					}
+					folded[key] = name
+				}
+				top.names[name] = true
+				top.wantKey = false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, frame{names: map[string]bool{}, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, frame{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
 }
 
 // parseDims parses a list of non-negative (positive when positive is set)
