@@ -3,11 +3,8 @@ package zarr
 import (
 	"container/list"
 	"context"
-	"errors"
 	"runtime"
 	"sync"
-
-	"golang.org/x/sync/singleflight"
 
 	"github.com/zarrfs/zarrfs/codec"
 )
@@ -39,7 +36,7 @@ func (v *chunkValue) cost() int64 {
 }
 
 // chunkCache is an LRU cache of decoded chunks bounded in bytes; loads of
-// the same key share one call (singleflight).
+// the same key share one call (a flight).
 type chunkCache struct {
 	limit int64
 
@@ -48,7 +45,7 @@ type chunkCache struct {
 	lru   *list.List // of *cacheEntry, most recent first
 	items map[string]*list.Element
 
-	group singleflight.Group
+	flights map[string]*flight // loads under way, under mu
 
 	// prefetch bounds the read-ahead loads running at once.
 	prefetch chan struct{}
@@ -61,7 +58,7 @@ type cacheEntry struct {
 
 // newChunkCache returns a cache holding up to limit bytes (none when limit ≤ 0).
 func newChunkCache(limit int64) *chunkCache {
-	return &chunkCache{limit: limit, lru: list.New(), items: map[string]*list.Element{},
+	return &chunkCache{limit: limit, lru: list.New(), items: map[string]*list.Element{}, flights: map[string]*flight{},
 		prefetch: make(chan struct{}, runtime.GOMAXPROCS(0))}
 }
 
@@ -69,38 +66,71 @@ func newChunkCache(limit int64) *chunkCache {
 // lock, that the value may still be cached (no write happened meanwhile).
 type loader func(context.Context) (*chunkValue, func() bool, error)
 
+// flight is a chunk load shared by the readers waiting for it. It runs
+// under its own context, cancelled when the last of its readers has gone:
+// a reader that is cancelled neither fails the others nor leaves the load
+// running for nobody.
+type flight struct {
+	done    chan struct{} // closed when val and err are set
+	val     *chunkValue
+	err     error
+	waiters int // readers still waiting; under chunkCache.mu
+	cancel  context.CancelFunc
+}
+
 // get returns the cached chunk for key, or calls load once for all
 // concurrent callers and caches what it returns.
 func (c *chunkCache) get(ctx context.Context, key string, load loader) (*chunkValue, error) {
 	if v := c.lookup(key); v != nil {
 		return v, nil
 	}
-	for {
-		ch := c.group.DoChan(key, func() (any, error) {
-			if v := c.lookup(key); v != nil {
-				return v, nil
-			}
-			v, valid, err := load(ctx)
-			if err != nil {
-				return nil, err
-			}
-			c.add(key, v, valid)
-			return v, nil
-		})
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case r := <-ch:
-			if r.Err != nil {
-				// Another caller's cancellation is not ours: try again.
-				if (errors.Is(r.Err, context.Canceled) || errors.Is(r.Err, context.DeadlineExceeded)) && ctx.Err() == nil {
-					continue
-				}
-				return nil, r.Err
-			}
-			return r.Val.(*chunkValue), nil
-		}
+	c.mu.Lock()
+	if e, ok := c.items[key]; ok {
+		c.lru.MoveToFront(e)
+		c.mu.Unlock()
+		return e.Value.(*cacheEntry).val, nil
 	}
+	f := c.flights[key]
+	if f == nil {
+		// The load has a context of its own, not the first reader's
+		// (a FUSE request's): it ends when the last waiting reader goes.
+		lctx, cancel := context.WithCancel(context.Background())
+		f = &flight{done: make(chan struct{}), cancel: cancel}
+		c.flights[key] = f
+		go c.run(lctx, key, f, load)
+	}
+	f.waiters++
+	c.mu.Unlock()
+	select {
+	case <-f.done:
+		return f.val, f.err
+	case <-ctx.Done():
+		c.mu.Lock()
+		if f.waiters--; f.waiters == 0 {
+			f.cancel()
+			if c.flights[key] == f {
+				delete(c.flights, key) // a later reader starts afresh
+			}
+		}
+		c.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}
+
+// run runs the load of flight f and caches what it returns.
+func (c *chunkCache) run(ctx context.Context, key string, f *flight, load loader) {
+	defer f.cancel()
+	v, valid, err := load(ctx)
+	if err == nil {
+		c.add(key, v, valid)
+	}
+	c.mu.Lock()
+	if c.flights[key] == f {
+		delete(c.flights, key)
+	}
+	f.val, f.err = v, err
+	c.mu.Unlock()
+	close(f.done)
 }
 
 func (c *chunkCache) lookup(key string) *chunkValue {
@@ -144,7 +174,7 @@ func (c *chunkCache) remove(key string, written func()) {
 	if e, ok := c.items[key]; ok {
 		c.removeElement(e)
 	}
-	c.group.Forget(key)
+	delete(c.flights, key) // loads under way finish for their readers only
 }
 
 func (c *chunkCache) removeElement(e *list.Element) {

@@ -1,0 +1,137 @@
+package zarr
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zarrfs/zarrfs/store/deadline"
+	"github.com/zarrfs/zarrfs/store/fault"
+	"github.com/zarrfs/zarrfs/store/memory"
+)
+
+// faultArray writes a 64×64 float64 array of 32×32 chunks to a memory
+// store and opens it through a fault injector and, when timeout > 0, the
+// deadline decorator.
+func faultArray(t *testing.T, timeout time.Duration) (*fault.Store, *Array) {
+	t.Helper()
+	ctx := context.Background()
+	mem := memory.New()
+	if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{64, 64}, ChunkShape: []int64{32, 32}, DataType: "float64", FillValue: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := make([]byte, a.Size())
+	for i := range p {
+		p[i] = byte(i * 7)
+	}
+	if _, err := a.WriteAt(ctx, p, 0); err != nil {
+		t.Fatal(err)
+	}
+	f, st := fault.New(mem)
+	h, err := Open(ctx, deadline.New(st, timeout), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := h.Node(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, n.Array
+}
+
+// TestHungStoreReadFails: a store request that times out fails the read
+// (it is not retried forever as if another reader had been cancelled).
+func TestHungStoreReadFails(t *testing.T) {
+	f, a := faultArray(t, 100*time.Millisecond)
+	f.Set(fault.Rule{Kind: fault.Hang, Prefix: "a/c/", IgnoreContext: true})
+	defer f.Clear()
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, err := a.ReadAt(context.Background(), make([]byte, 64), 0)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("read from a hung store: %v, want DeadlineExceeded", err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("read took %v with a 100ms store timeout", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a read from a hung store has not returned after 5 s (timeout 100ms)")
+	}
+}
+
+// TestCancelledReaderDoesNotFailOthers: of two readers waiting for the
+// same slow chunk, the one cancelled returns at once with Canceled and the
+// other still gets the bytes.
+func TestCancelledReaderDoesNotFailOthers(t *testing.T) {
+	f, a := faultArray(t, 0)
+	f.Set(fault.Rule{Kind: fault.Slow, Prefix: "a/c/0/0", Delay: 300 * time.Millisecond})
+	defer f.Clear()
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var err1, err2 error
+	got := make([]byte, 64)
+	wg.Add(2)
+	go func() { defer wg.Done(); _, err1 = a.ReadAt(ctx1, make([]byte, 64), 0) }()
+	for f.Active() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	go func() { defer wg.Done(); _, err2 = a.ReadAt(context.Background(), got, 0) }()
+	time.Sleep(20 * time.Millisecond)
+	cancel1()
+	wg.Wait()
+	if !errors.Is(err1, context.Canceled) {
+		t.Errorf("the cancelled reader: %v, want Canceled", err1)
+	}
+	if err2 != nil {
+		t.Errorf("the other reader of the same chunk: %v", err2)
+	}
+	ref := make([]byte, 64)
+	for i := range ref {
+		ref[i] = byte(i * 7)
+	}
+	if string(got) != string(ref) {
+		t.Errorf("the other reader got % x, want % x", got[:8], ref[:8])
+	}
+}
+
+// TestCancelledLoadStops: when every reader of a chunk has gone, its store
+// request is cancelled, not left running.
+func TestCancelledLoadStops(t *testing.T) {
+	f, a := faultArray(t, time.Hour)
+	f.Set(fault.Rule{Kind: fault.Hang, Prefix: "a/c/"})
+	defer f.Clear()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := a.ReadAt(ctx, make([]byte, 64), 0); done <- err }()
+	for f.Active() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled read: %v", err)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("a cancelled read has not returned after 1 s")
+	}
+	if !f.WaitIdle(time.Second) {
+		t.Errorf("%d store requests still running 1 s after their only reader was cancelled", f.Active())
+	}
+	// The chunk reads fine afterwards.
+	f.Clear()
+	if _, err := a.ReadAt(context.Background(), make([]byte, 64), 0); err != nil {
+		t.Errorf("read after the cancelled one: %v", err)
+	}
+}
