@@ -1,0 +1,429 @@
+// Package http is the zarrfs store for a Zarr hierarchy served over HTTP or
+// HTTPS: key K of the store at https://host/data.zarr is the resource
+// https://host/data.zarr/K.
+//
+// Reads are GET requests, ranged ones with a Range header (bytes=A-B,
+// bytes=A- and the suffix form bytes=-N that shard indexes use). A server
+// that ignores Range and answers 200 with the whole value is handled too
+// (the part asked for is cut out, at the cost of the transfer). 404 and 410
+// are store.ErrNotExist.
+//
+// A web server cannot list, so the store implements neither store.Lister
+// nor store.Writer: a hierarchy is found from consolidated metadata or from
+// the node paths a user names. It implements store.Stater (a HEAD request,
+// or nothing at all for a key read before: what earlier answers said of
+// its size and Last-Modified is kept).
+//
+// Transient failures (connection refused or reset, a body cut short, 408,
+// 425, 429, 500, 502, 503, 504) are retried with backoff, honouring
+// Retry-After, a bounded number of times and never past the context's
+// deadline (package remote). Responses are not compressed in transit
+// (Accept-Encoding is not sent), so ranges are ranges of the stored bytes.
+package http
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	nethttp "net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/remote"
+)
+
+// Options configures New.
+type Options struct {
+	// Client sends the requests; nil uses a client of the store's own whose
+	// transport keeps Concurrency connections per host open.
+	Client *nethttp.Client
+	// Retry says how transient failures are retried.
+	Retry remote.Policy
+	// Concurrency bounds the requests in flight (0: DefaultConcurrency).
+	Concurrency int
+}
+
+// DefaultConcurrency is the default bound on requests in flight.
+const DefaultConcurrency = 16
+
+// Store is a read-only HTTP(S) store. It implements store.Store,
+// store.Stater and io.Closer and is safe for concurrent use.
+type Store struct {
+	base   *url.URL // path ends with "/"
+	name   string
+	client *nethttp.Client
+	own    *nethttp.Transport // closed by Close when the store made it
+	retry  remote.Policy
+	lim    *remote.Limiter
+
+	mu    sync.Mutex
+	infos map[string]store.Info // what earlier answers said of a key
+}
+
+var (
+	_ store.Store  = (*Store)(nil)
+	_ store.Stater = (*Store)(nil)
+	_ io.Closer    = (*Store)(nil)
+)
+
+// New returns the store rooted at rawURL (http:// or https://). A query
+// string in rawURL (a signed URL's, say) is sent with every request but
+// left out of String.
+func New(rawURL string, opts Options) (*Store, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("http store: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("http store %s: scheme %q is not http or https", rawURL, u.Scheme)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("http store %s: no host", rawURL)
+	}
+	u.Fragment = ""
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+		if u.RawPath != "" {
+			u.RawPath += "/"
+		}
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
+	s := &Store{base: u, client: opts.Client, retry: opts.Retry, lim: remote.NewLimiter(opts.Concurrency), infos: map[string]store.Info{}}
+	shown := *u
+	shown.RawQuery, shown.User = "", nil
+	s.name = "http " + strings.TrimSuffix(shown.String(), "/")
+	if s.client == nil {
+		s.own = NewTransport(opts.Concurrency)
+		s.client = &nethttp.Client{Transport: s.own}
+	}
+	return s, nil
+}
+
+// NewTransport returns a transport for a remote store: the default
+// transport's settings (proxy from the environment, dial and TLS
+// timeouts), with up to conns idle connections kept per host and no
+// transparent compression.
+func NewTransport(conns int) *nethttp.Transport {
+	t := nethttp.DefaultTransport.(*nethttp.Transport).Clone()
+	t.MaxIdleConns = max(conns*2, 100)
+	t.MaxIdleConnsPerHost = max(conns, 2)
+	t.DisableCompression = true
+	t.IdleConnTimeout = time.Minute
+	return t
+}
+
+func (s *Store) String() string { return s.name }
+
+// Close closes idle connections of the store's own transport.
+func (s *Store) Close() error {
+	if s.own != nil {
+		s.own.CloseIdleConnections()
+	}
+	return nil
+}
+
+// URL returns the URL of key.
+func (s *Store) URL(key string) string {
+	segs := strings.Split(key, "/")
+	for i, seg := range segs {
+		segs[i] = url.PathEscape(seg)
+	}
+	u := *s.base
+	u.RawQuery = ""
+	v := u.String() + strings.Join(segs, "/")
+	if s.base.RawQuery != "" {
+		v += "?" + s.base.RawQuery
+	}
+	return v
+}
+
+// Get returns the whole value of key.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	return s.GetRange(ctx, key, store.All)
+}
+
+// GetRange returns the part of the value of key that r selects.
+func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	if _, _, err := r.Resolve(1 << 62); err != nil {
+		return nil, fmt.Errorf("%s: get %s: %w", s, key, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if r.Length == 0 {
+		// Nothing to read, but the key must exist.
+		if _, err := s.Stat(ctx, key); err != nil {
+			return nil, err
+		}
+		return []byte{}, nil
+	}
+	var out []byte
+	err := remote.Do(ctx, s.retry, func(ctx context.Context) error {
+		var err error
+		out, err = s.get(ctx, key, r)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// get makes one attempt at reading a range of key.
+func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	release, err := s.lim.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	req, err := nethttp.NewRequestWithContext(ctx, nethttp.MethodGet, s.URL(key), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: get %s: %w", s, key, err)
+	}
+	ranged := r != store.All
+	if ranged {
+		req.Header.Set("Range", r.String())
+	}
+	op := "get " + key
+	if ranged {
+		op += " " + r.String()
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", s, op, err)
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case nethttp.StatusOK:
+		size := resp.ContentLength
+		body, err := readBody(resp.Body, size)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", s, op, err)
+		}
+		s.remember(key, int64(len(body)), resp.Header)
+		start, end, _ := r.Resolve(int64(len(body)))
+		return body[start:end:end], nil
+	case nethttp.StatusPartialContent:
+		first, last, total, err := parseContentRange(resp.Header.Get("Content-Range"))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", s, op, err)
+		}
+		if total >= 0 {
+			if want, _, _ := r.Resolve(total); first != want && total > 0 {
+				return nil, fmt.Errorf("%s: %s: the server sent bytes %d-%d/%d", s, op, first, last, total)
+			}
+		} else if !r.Suffix && first != r.Offset {
+			return nil, fmt.Errorf("%s: %s: the server sent bytes %d-%d", s, op, first, last)
+		}
+		body, err := readBody(resp.Body, last-first+1)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", s, op, err)
+		}
+		if total >= 0 {
+			s.remember(key, total, resp.Header)
+		}
+		if !r.Suffix && r.Length >= 0 && int64(len(body)) > r.Length {
+			body = body[:r.Length:r.Length]
+		}
+		return body, nil
+	case nethttp.StatusRequestedRangeNotSatisfiable:
+		// A range starting at or past the end (or any range of an empty value).
+		if _, _, total, err := parseContentRange(resp.Header.Get("Content-Range")); err == nil && total >= 0 {
+			s.remember(key, total, resp.Header)
+		}
+		return []byte{}, nil
+	default:
+		return nil, s.statusError(op, resp)
+	}
+}
+
+// readBody reads a response body of n bytes (n < 0: unknown), reporting a
+// body cut short as io.ErrUnexpectedEOF (transient).
+func readBody(r io.Reader, n int64) ([]byte, error) {
+	if n < 0 {
+		b, err := io.ReadAll(r)
+		if b == nil {
+			b = []byte{}
+		}
+		return b, err
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// statusError turns an answer that is not a success into an error:
+// ErrNotExist for 404 and 410, a transient error for the statuses worth
+// retrying.
+func (s *Store) statusError(op string, resp *nethttp.Response) error {
+	// A little of the body helps to understand an error page.
+	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+	msg := strings.Join(strings.Fields(string(snippet)), " ")
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") || msg == "" {
+		msg = ""
+	} else {
+		msg = ": " + msg
+	}
+	err := fmt.Errorf("%s: %s: HTTP %s%s", s, op, resp.Status, msg)
+	switch resp.StatusCode {
+	case nethttp.StatusNotFound, nethttp.StatusGone:
+		return fmt.Errorf("%s: %s: %w", s, op, store.ErrNotExist)
+	case nethttp.StatusRequestTimeout, nethttp.StatusTooEarly, nethttp.StatusTooManyRequests,
+		nethttp.StatusInternalServerError, nethttp.StatusBadGateway,
+		nethttp.StatusServiceUnavailable, nethttp.StatusGatewayTimeout:
+		return &remote.TransientError{Err: err, After: remote.ParseRetryAfter(resp.Header.Get("Retry-After"))}
+	}
+	return err
+}
+
+// parseContentRange reads "bytes FIRST-LAST/TOTAL" (TOTAL may be "*": -1)
+// or "bytes */TOTAL" (first and last -1).
+func parseContentRange(v string) (first, last, total int64, err error) {
+	bad := fmt.Errorf("malformed Content-Range %q", v)
+	rest, ok := strings.CutPrefix(v, "bytes ")
+	if !ok {
+		return 0, 0, 0, bad
+	}
+	rng, tot, ok := strings.Cut(rest, "/")
+	if !ok {
+		return 0, 0, 0, bad
+	}
+	total = -1
+	if tot != "*" {
+		if total, err = strconv.ParseInt(tot, 10, 64); err != nil || total < 0 {
+			return 0, 0, 0, bad
+		}
+	}
+	if rng == "*" {
+		return -1, -1, total, nil
+	}
+	if total == 0 {
+		// An empty value: some servers (Go's http.ServeContent) send
+		// "bytes 0--1/0" for a suffix range of it.
+		return 0, -1, 0, nil
+	}
+	a, b, ok := strings.Cut(rng, "-")
+	if !ok {
+		return 0, 0, 0, bad
+	}
+	first, err1 := strconv.ParseInt(a, 10, 64)
+	last, err2 := strconv.ParseInt(b, 10, 64)
+	if err1 != nil || err2 != nil || first < 0 || last < first || (total >= 0 && last >= total) {
+		return 0, 0, 0, bad
+	}
+	return first, last, total, nil
+}
+
+// remember keeps what a response said of key.
+func (s *Store) remember(key string, size int64, h nethttp.Header) {
+	info := store.Info{Size: size}
+	if t, err := nethttp.ParseTime(h.Get("Last-Modified")); err == nil {
+		info.ModTime = t
+	}
+	s.mu.Lock()
+	s.infos[key] = info
+	s.mu.Unlock()
+}
+
+// Stat returns the size and modification time of key: from an earlier
+// answer when there was one, else from a HEAD request.
+func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return store.Info{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return store.Info{}, err
+	}
+	s.mu.Lock()
+	info, ok := s.infos[key]
+	s.mu.Unlock()
+	if ok {
+		return info, nil
+	}
+	err := remote.Do(ctx, s.retry, func(ctx context.Context) error {
+		var err error
+		info, err = s.head(ctx, key)
+		return err
+	})
+	return info, err
+}
+
+func (s *Store) head(ctx context.Context, key string) (store.Info, error) {
+	release, err := s.lim.Acquire(ctx)
+	if err != nil {
+		return store.Info{}, err
+	}
+	defer release()
+	req, err := nethttp.NewRequestWithContext(ctx, nethttp.MethodHead, s.URL(key), nil)
+	if err != nil {
+		return store.Info{}, fmt.Errorf("%s: stat %s: %w", s, key, err)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return store.Info{}, fmt.Errorf("%s: stat %s: %w", s, key, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != nethttp.StatusOK {
+		return store.Info{}, s.statusError("stat "+key, resp)
+	}
+	if resp.ContentLength < 0 {
+		// No length in a HEAD answer: ask for one byte and read the total.
+		resp.Body.Close()
+		return s.statByRange(ctx, key)
+	}
+	s.remember(key, resp.ContentLength, resp.Header)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.infos[key], nil
+}
+
+// statByRange learns the size of key from a one-byte ranged GET.
+func (s *Store) statByRange(ctx context.Context, key string) (store.Info, error) {
+	req, err := nethttp.NewRequestWithContext(ctx, nethttp.MethodGet, s.URL(key), nil)
+	if err != nil {
+		return store.Info{}, fmt.Errorf("%s: stat %s: %w", s, key, err)
+	}
+	req.Header.Set("Range", "bytes=0-0")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return store.Info{}, fmt.Errorf("%s: stat %s: %w", s, key, err)
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case nethttp.StatusOK:
+		n, err := io.Copy(io.Discard, resp.Body)
+		if err != nil {
+			return store.Info{}, fmt.Errorf("%s: stat %s: %w", s, key, err)
+		}
+		s.remember(key, n, resp.Header)
+	case nethttp.StatusPartialContent, nethttp.StatusRequestedRangeNotSatisfiable:
+		_, _, total, err := parseContentRange(resp.Header.Get("Content-Range"))
+		if err == nil && total < 0 {
+			err = errors.New("no total length in Content-Range")
+		}
+		if err != nil {
+			return store.Info{}, fmt.Errorf("%s: stat %s: %w", s, key, err)
+		}
+		s.remember(key, total, resp.Header)
+	default:
+		return store.Info{}, s.statusError("stat "+key, resp)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.infos[key], nil
+}

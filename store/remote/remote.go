@@ -1,0 +1,264 @@
+// Package remote holds what the network stores (store/http, store/s3) share:
+// retrying transient failures with bounded exponential backoff inside the
+// caller's deadline, a limit on the requests in flight, and an io.ReaderAt
+// over a stored value read with range requests (so that a .zip archive on a
+// web server or in a bucket can be opened by package zip).
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/zarrfs/zarrfs/store"
+)
+
+// TransientError marks a failure worth trying again: a connection refused
+// or reset, a body cut short, a 5xx answer, throttling. After is how long
+// the server asked the client to wait (Retry-After), zero when it did not
+// say.
+type TransientError struct {
+	Err   error
+	After time.Duration
+}
+
+func (e *TransientError) Error() string { return e.Err.Error() }
+func (e *TransientError) Unwrap() error { return e.Err }
+
+// Transient wraps err as a TransientError (nil stays nil).
+func Transient(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &TransientError{Err: err}
+}
+
+// IsTransient reports whether err is a TransientError or a network error
+// that another attempt may not meet: a connection refused, reset or
+// aborted, a broken pipe, an early end of a response body, or a network
+// timeout of one attempt while the caller's context is still live.
+func IsTransient(err error) bool {
+	var te *TransientError
+	switch {
+	case err == nil:
+		return false
+	case errors.As(err, &te):
+		return true
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return false
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne)
+}
+
+// Policy says how often and how patiently to retry.
+type Policy struct {
+	// Attempts is the most attempts made for one request, the first
+	// included; 0 means DefaultAttempts, 1 disables retries.
+	Attempts int
+	// BaseDelay is the wait before the second attempt; each later wait
+	// doubles, up to MaxDelay, with random jitter of up to half of it.
+	BaseDelay, MaxDelay time.Duration
+}
+
+// Defaults for Policy.
+const (
+	DefaultAttempts  = 5
+	DefaultBaseDelay = 100 * time.Millisecond
+	DefaultMaxDelay  = 2 * time.Second
+)
+
+func (p Policy) withDefaults() Policy {
+	if p.Attempts <= 0 {
+		p.Attempts = DefaultAttempts
+	}
+	if p.BaseDelay <= 0 {
+		p.BaseDelay = DefaultBaseDelay
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = DefaultMaxDelay
+	}
+	return p
+}
+
+// Do calls op until it succeeds, fails with an error that is not transient,
+// has been tried p.Attempts times, or ctx is done. It never sleeps past
+// ctx's deadline: when the next wait would end after it, Do gives up at
+// once with the last error, so a deadline set by the caller (see package
+// store/deadline) bounds the whole request, retries included. The error
+// returned names how many attempts were made when there was more than one.
+func Do(ctx context.Context, p Policy, op func(ctx context.Context) error) error {
+	p = p.withDefaults()
+	var err error
+	for attempt := 1; ; attempt++ {
+		if cerr := ctx.Err(); cerr != nil {
+			if err == nil {
+				return cerr
+			}
+			return fmt.Errorf("%w (gave up after %d attempts: %v)", err, attempt-1, cerr)
+		}
+		err = op(ctx)
+		if err == nil || !IsTransient(err) || ctx.Err() != nil {
+			if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+				// The attempt failed because the context ended: say so.
+				return fmt.Errorf("%w: %w", ctx.Err(), err)
+			}
+			return err
+		}
+		if attempt >= p.Attempts {
+			return fmt.Errorf("%w (gave up after %d attempts)", err, attempt)
+		}
+		wait := p.BaseDelay << (attempt - 1)
+		if wait > p.MaxDelay || wait <= 0 {
+			wait = p.MaxDelay
+		}
+		wait -= time.Duration(rand.Int64N(int64(wait)/2 + 1))
+		var te *TransientError
+		if errors.As(err, &te) && te.After > wait {
+			wait = min(te.After, p.MaxDelay)
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			return fmt.Errorf("%w (gave up after %d attempts: the deadline is too close to wait %v for another)", err, attempt, wait)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// ParseRetryAfter reads a Retry-After header value in seconds (the HTTP
+// date form is ignored); zero when absent or unreadable.
+func ParseRetryAfter(v string) time.Duration {
+	if n, err := strconv.Atoi(v); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	return 0
+}
+
+// Limiter bounds the requests in flight. The zero value and a nil
+// *Limiter do not limit.
+type Limiter struct{ ch chan struct{} }
+
+// NewLimiter returns a limiter letting n requests run at once (n ≤ 0: no
+// limit).
+func NewLimiter(n int) *Limiter {
+	if n <= 0 {
+		return nil
+	}
+	return &Limiter{ch: make(chan struct{}, n)}
+}
+
+// Acquire waits for a slot or for ctx to end; release the slot with the
+// function returned.
+func (l *Limiter) Acquire(ctx context.Context) (func(), error) {
+	if l == nil || l.ch == nil {
+		return func() {}, ctx.Err()
+	}
+	select {
+	case l.ch <- struct{}{}:
+		return func() { <-l.ch }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// ReaderAt reads one value of a store with range requests, as an
+// io.ReaderAt of a known size. It keeps the last TailSize bytes of the value
+// after the first read that needs them, so that reading the end of a zip
+// archive and its central directory (many small reads near the end) costs
+// one request. It implements ReadAtContext (package zip uses it for member
+// data); plain ReadAt uses the context given to NewReaderAt.
+type ReaderAt struct {
+	ctx  context.Context
+	st   store.Store
+	key  string
+	size int64
+
+	tailOff int64
+	mu      sync.Mutex // held while the tail is read
+	tail    []byte     // nil until read
+}
+
+// TailSize is how much of a value's end a ReaderAt reads at once.
+const TailSize = 256 << 10
+
+// NewReaderAt returns a reader of the value of key, which is size bytes
+// long. Reads through ReadAt use ctx; keep it live while the reader is used.
+func NewReaderAt(ctx context.Context, st store.Store, key string, size int64) *ReaderAt {
+	return &ReaderAt{ctx: ctx, st: st, key: key, size: size, tailOff: max(size-TailSize, 0)}
+}
+
+// Size returns the value's size.
+func (r *ReaderAt) Size() int64 { return r.size }
+
+// ReadAt reads len(p) bytes at off under the context given to NewReaderAt.
+func (r *ReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	return r.ReadAtContext(r.ctx, p, off)
+}
+
+// ReadAtContext reads len(p) bytes at off with io.ReaderAt semantics.
+func (r *ReaderAt) ReadAtContext(ctx context.Context, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("%s: %q: negative offset %d", r.st, r.key, off)
+	}
+	if off >= r.size {
+		return 0, io.EOF
+	}
+	want := min(int64(len(p)), r.size-off)
+	if off >= r.tailOff {
+		tail, err := r.readTail(ctx)
+		if err != nil {
+			return 0, err
+		}
+		n := copy(p[:want], tail[off-r.tailOff:])
+		if n < len(p) {
+			return n, io.EOF
+		}
+		return n, nil
+	}
+	b, err := r.st.GetRange(ctx, r.key, store.Range(off, want))
+	if err != nil {
+		return 0, err
+	}
+	n := copy(p, b)
+	if int64(n) < want {
+		return n, fmt.Errorf("%s: %q: read %d bytes at %d, want %d: %w", r.st, r.key, n, off, want, io.ErrUnexpectedEOF)
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// readTail returns the value's last bytes, reading them the first time (a
+// failed read is tried again by the next caller).
+func (r *ReaderAt) readTail(ctx context.Context) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tail != nil {
+		return r.tail, nil
+	}
+	b, err := r.st.GetRange(ctx, r.key, store.Range(r.tailOff, r.size-r.tailOff))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) != r.size-r.tailOff {
+		return nil, fmt.Errorf("%s: %q: read %d bytes of the last %d: %w", r.st, r.key, len(b), r.size-r.tailOff, io.ErrUnexpectedEOF)
+	}
+	r.tail = b
+	return b, nil
+}

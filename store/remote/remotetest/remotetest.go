@@ -1,0 +1,202 @@
+// Package remotetest serves key–value data over HTTP for tests of the
+// remote stores: Range requests (with the suffix form), request counting
+// and injected faults (status codes, hanging, slow answers, bodies cut
+// short, added latency).
+package remotetest
+
+import (
+	"bytes"
+	"net"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Fault decides what the server does with one request: return a zero
+// Action to serve it normally.
+type Fault func(r *http.Request, n int64) Action
+
+// Action is an injected fault.
+type Action struct {
+	Status     int           // answer with this status (and RetryAfter) instead
+	RetryAfter string        // Retry-After header sent with Status
+	Hang       bool          // never answer (until the client goes away or the server closes)
+	Delay      time.Duration // wait this long before answering
+	CutAfter   int           // send only this many body bytes, then drop the connection (0: no cut)
+}
+
+// Server serves Data (keys to values) under its root URL, or the files
+// of a directory when Dir is set. Requests counts the requests by
+// method ("GET", "GET range", "HEAD"); Fault, when set, can change the
+// answer to any request.
+type Server struct {
+	mu   sync.RWMutex
+	Data map[string][]byte
+	Dir  string
+	// IgnoreRange answers every GET with the whole value (200).
+	IgnoreRange bool
+	Fault       Fault
+	ModTime     time.Time
+
+	n       atomic.Int64
+	countMu sync.Mutex
+	counts  map[string]int
+	paths   []string
+	hang    chan struct{}
+	once    sync.Once
+}
+
+// Set replaces the value of key.
+func (s *Server) Set(key string, v []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Data == nil {
+		s.Data = map[string][]byte{}
+	}
+	s.Data[key] = v
+}
+
+// SetFault replaces the fault function.
+func (s *Server) SetFault(f Fault) {
+	s.mu.Lock()
+	s.Fault = f
+	s.mu.Unlock()
+}
+
+// Counts returns the requests served so far by kind and resets them.
+func (s *Server) Counts() map[string]int {
+	s.countMu.Lock()
+	defer s.countMu.Unlock()
+	c := s.counts
+	s.counts = nil
+	s.paths = nil
+	return c
+}
+
+// Paths returns "METHOD path [range]" of the requests since the last
+// Counts.
+func (s *Server) Paths() []string {
+	s.countMu.Lock()
+	defer s.countMu.Unlock()
+	return append([]string(nil), s.paths...)
+}
+
+// Release ends every hanging request.
+func (s *Server) Release() {
+	s.once.Do(func() {
+		if s.hang == nil {
+			s.hang = make(chan struct{})
+		}
+		close(s.hang)
+	})
+}
+
+func (s *Server) hangCh() chan struct{} {
+	s.countMu.Lock()
+	defer s.countMu.Unlock()
+	if s.hang == nil {
+		s.hang = make(chan struct{})
+	}
+	return s.hang
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	kind := r.Method
+	if r.Header.Get("Range") != "" {
+		kind += " range"
+	}
+	s.countMu.Lock()
+	if s.counts == nil {
+		s.counts = map[string]int{}
+	}
+	s.counts[kind]++
+	s.paths = append(s.paths, strings.TrimSpace(r.Method+" "+r.URL.Path+" "+r.Header.Get("Range")))
+	s.countMu.Unlock()
+	n := s.n.Add(1)
+
+	s.mu.RLock()
+	fault := s.Fault
+	s.mu.RUnlock()
+	var act Action
+	if fault != nil {
+		act = fault(r, n)
+	}
+	if act.Delay > 0 {
+		select {
+		case <-time.After(act.Delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if act.Hang {
+		select {
+		case <-s.hangCh():
+		case <-r.Context().Done():
+		}
+		return
+	}
+	if act.Status != 0 {
+		if act.RetryAfter != "" {
+			w.Header().Set("Retry-After", act.RetryAfter)
+		}
+		http.Error(w, http.StatusText(act.Status), act.Status)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	key := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
+	v, ok := s.value(key)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	if act.CutAfter > 0 {
+		w.Header().Set("Content-Length", strconv.Itoa(len(v)))
+		w.WriteHeader(http.StatusOK)
+		w.Write(v[:min(act.CutAfter, len(v))])
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		if hj, ok := w.(http.Hijacker); ok {
+			if c, _, err := hj.Hijack(); err == nil {
+				if tc, ok := c.(*net.TCPConn); ok {
+					tc.SetLinger(0) // a reset, not a clean close
+				}
+				c.Close()
+			}
+		}
+		return
+	}
+	if s.IgnoreRange {
+		w.Header().Set("Content-Length", strconv.Itoa(len(v)))
+		if r.Method == http.MethodGet {
+			w.Write(v)
+		}
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	http.ServeContent(w, r, "", s.ModTime, bytes.NewReader(v))
+}
+
+// value returns the value of key from Data or Dir.
+func (s *Server) value(key string) ([]byte, bool) {
+	if s.Dir != "" {
+		if key == "" || key == "." {
+			return nil, false
+		}
+		b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(key)))
+		return b, err == nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	v, ok := s.Data[key]
+	return v, ok
+}
