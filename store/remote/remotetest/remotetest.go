@@ -89,12 +89,8 @@ func (s *Server) Paths() []string {
 
 // Release ends every hanging request.
 func (s *Server) Release() {
-	s.once.Do(func() {
-		if s.hang == nil {
-			s.hang = make(chan struct{})
-		}
-		close(s.hang)
-	})
+	ch := s.hangCh()
+	s.once.Do(func() { close(ch) })
 }
 
 func (s *Server) hangCh() chan struct{} {
