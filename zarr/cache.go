@@ -3,8 +3,10 @@ package zarr
 import (
 	"container/list"
 	"context"
+	"errors"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/zarrfs/zarrfs/codec"
 )
@@ -46,9 +48,24 @@ type chunkCache struct {
 	items map[string]*list.Element
 
 	flights map[string]*flight // loads under way, under mu
+	// timedOut remembers, for timeoutMemory, chunks whose load timed out:
+	// the kernel retries a failed read-ahead at once with a read of its
+	// own, which would otherwise wait for the store timeout again.
+	timedOut map[string]timeout
 
 	// prefetch bounds the read-ahead loads running at once.
 	prefetch chan struct{}
+}
+
+// timeoutMemory is how long a chunk whose load timed out fails at once.
+const timeoutMemory = time.Second
+
+// maxTimedOut bounds the timeouts remembered.
+const maxTimedOut = 4096
+
+type timeout struct {
+	err   error
+	until time.Time
 }
 
 type cacheEntry struct {
@@ -58,7 +75,7 @@ type cacheEntry struct {
 
 // newChunkCache returns a cache holding up to limit bytes (none when limit ≤ 0).
 func newChunkCache(limit int64) *chunkCache {
-	return &chunkCache{limit: limit, lru: list.New(), items: map[string]*list.Element{}, flights: map[string]*flight{},
+	return &chunkCache{limit: limit, lru: list.New(), items: map[string]*list.Element{}, flights: map[string]*flight{}, timedOut: map[string]timeout{},
 		prefetch: make(chan struct{}, runtime.GOMAXPROCS(0))}
 }
 
@@ -89,6 +106,13 @@ func (c *chunkCache) get(ctx context.Context, key string, load loader) (*chunkVa
 		c.lru.MoveToFront(e)
 		c.mu.Unlock()
 		return e.Value.(*cacheEntry).val, nil
+	}
+	if to, ok := c.timedOut[key]; ok {
+		if time.Now().Before(to.until) {
+			c.mu.Unlock()
+			return nil, to.err
+		}
+		delete(c.timedOut, key)
 	}
 	f := c.flights[key]
 	if f == nil {
@@ -128,9 +152,28 @@ func (c *chunkCache) run(ctx context.Context, key string, f *flight, load loader
 	if c.flights[key] == f {
 		delete(c.flights, key)
 	}
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		c.rememberTimeout(key, err)
+	}
 	f.val, f.err = v, err
 	c.mu.Unlock()
 	close(f.done)
+}
+
+// rememberTimeout records that the load of key timed out; under c.mu.
+func (c *chunkCache) rememberTimeout(key string, err error) {
+	now := time.Now()
+	if len(c.timedOut) >= maxTimedOut {
+		for k, to := range c.timedOut {
+			if !now.Before(to.until) {
+				delete(c.timedOut, k)
+			}
+		}
+		if len(c.timedOut) >= maxTimedOut {
+			clear(c.timedOut)
+		}
+	}
+	c.timedOut[key] = timeout{err: err, until: now.Add(timeoutMemory)}
 }
 
 func (c *chunkCache) lookup(key string) *chunkValue {
@@ -175,6 +218,7 @@ func (c *chunkCache) remove(key string, written func()) {
 		c.removeElement(e)
 	}
 	delete(c.flights, key) // loads under way finish for their readers only
+	delete(c.timedOut, key)
 }
 
 func (c *chunkCache) removeElement(e *list.Element) {

@@ -135,3 +135,29 @@ func TestCancelledLoadStops(t *testing.T) {
 		t.Errorf("read after the cancelled one: %v", err)
 	}
 }
+
+// TestTimeoutRemembered: right after a chunk's load timed out, reads of it
+// fail at once (the kernel retries a failed read-ahead immediately); a
+// second later the store is asked again.
+func TestTimeoutRemembered(t *testing.T) {
+	f, a := faultArray(t, 100*time.Millisecond)
+	f.Set(fault.Rule{Kind: fault.Hang, Prefix: "a/c/"})
+	defer f.Clear()
+	ctx := context.Background()
+	if _, err := a.ReadAt(ctx, make([]byte, 64), 0); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("first read: %v, want DeadlineExceeded", err)
+	}
+	calls := f.Calls()
+	start := time.Now()
+	if _, err := a.ReadAt(ctx, make([]byte, 64), 0); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("read right after the timeout: %v, want DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 50*time.Millisecond || f.Calls() != calls {
+		t.Errorf("read right after the timeout took %v and %d store requests; want at once and none", d, f.Calls()-calls)
+	}
+	f.Clear()
+	time.Sleep(timeoutMemory + 50*time.Millisecond)
+	if _, err := a.ReadAt(ctx, make([]byte, 64), 0); err != nil {
+		t.Errorf("read once the store answers again: %v", err)
+	}
+}
