@@ -53,6 +53,10 @@ func FuzzParseV2Array(f *testing.F) {
 	f.Add([]byte(`{"zarr_format": 2, "shape": [10, 20], "chunks": [5, 5], "dtype": "<f4", "compressor": {"id": "zlib", "level": 1}, "filters": null, "fill_value": "NaN", "order": "F"}`))
 	f.Add([]byte(`{"zarr_format": 2, "shape": [], "chunks": [], "dtype": "|O", "filters": [{"id": "vlen-utf8"}], "fill_value": ""}`))
 	f.Add([]byte(`{"zarr_format": 2, "shape": [3], "chunks": [1], "dtype": "<U3", "fill_value": "abc", "dimension_separator": "/"}`))
+	f.Add([]byte(goodV2Array))
+	for _, b := range hostileSeeds(f, "v2-") {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		a, err := parseV2Array(doc, json.RawMessage(`{"_ARRAY_DIMENSIONS": ["x"]}`))
 		if err == nil && a.Err == nil && a.Size() < 0 {
@@ -65,6 +69,10 @@ func FuzzParseV3Array(f *testing.F) {
 	f.Add([]byte(v3Array(`[{"name": "bytes"}, {"name": "gzip", "configuration": {"level": 1}}]`)))
 	f.Add([]byte(`{"zarr_format": 3, "node_type": "array", "shape": [2, 3], "data_type": {"name": "fixed_length_utf32", "configuration": {"length_bytes": 8}}, "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [1, 2]}}, "chunk_key_encoding": {"name": "v2", "configuration": {"separator": "/"}}, "fill_value": "ab", "codecs": [{"name": "transpose", "configuration": {"order": [1, 0]}}, {"name": "bytes", "configuration": {"endian": "big"}}], "dimension_names": ["x", null]}`))
 	f.Add([]byte(`{"zarr_format": 3, "node_type": "group", "x": {"must_understand": false}}`))
+	f.Add([]byte(goodV3Array))
+	for _, b := range hostileSeeds(f, "v3-") {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		n, err := parseV3Node(doc)
 		if err != nil || n.kind != KindArray {

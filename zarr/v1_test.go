@@ -390,6 +390,9 @@ func TestPythonJSON(t *testing.T) {
 func FuzzParseV1Array(f *testing.F) {
 	f.Add([]byte(`{"shape": [4, 3], "chunks": [2, 2], "dtype": "<f8", "fill_value": NaN, "order": "F", "compression": "blosc", "compression_opts": {"cname": "lz4", "clevel": 3, "shuffle": 1}, "zarr_format": 1}`))
 	f.Add([]byte(`{"shape": [4], "chunks": [2], "dtype": "|S3", "compression": "zlib", "compression_opts": 1, "zarr_format": 1}`))
+	for _, b := range hostileSeeds(f, "v1-") {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		a, err := parseV1Array(doc)
 		if err == nil && a == nil {

@@ -1,6 +1,7 @@
 package zarr
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,8 +23,9 @@ func checkZarrFormat(name string, obj map[string]json.RawMessage, want int) erro
 	if !ok {
 		return fmt.Errorf("%w: %s has no zarr_format", ErrInvalidMetadata, name)
 	}
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err != nil || n.String() != fmt.Sprint(want) {
+	// The member must be the number itself: json.Number would also take
+	// the string "2".
+	if string(bytes.TrimSpace(raw)) != fmt.Sprint(want) {
 		return fmt.Errorf("%w: %s has zarr_format %s, want %d", ErrInvalidMetadata, name, compact(raw), want)
 	}
 	return nil

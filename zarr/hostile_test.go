@@ -1,0 +1,450 @@
+package zarr
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/memory"
+)
+
+// Hostile metadata documents live in testdata/hostile/meta, one file per
+// case. The name says where the document goes: "v2-….zarray" is the
+// .zarray of an array beside a good one in a v2 group, "v3-….zarr.json"
+// the zarr.json of an array in a v3 group, "v1-….meta" the meta document
+// of a v1 store (which holds one array, at the root).
+
+// hostileWant is the error a hostile document must give: a sentinel it
+// matches and words its message contains.
+type hostileWant struct {
+	is  error
+	msg string
+}
+
+var (
+	invalid = func(msg string) hostileWant { return hostileWant{ErrInvalidMetadata, msg} }
+	unsupp  = func(msg string) hostileWant { return hostileWant{ErrUnsupported, msg} }
+)
+
+// hostileMeta maps every file of testdata/hostile/meta to its error.
+var hostileMeta = map[string]hostileWant{
+	"v2-not-json.zarray":               invalid("not JSON"),
+	"v2-not-object.zarray":             invalid("not JSON"),
+	"v2-trailing-data.zarray":          invalid("data after the JSON object"),
+	"v2-duplicate-key.zarray":          invalid(`member "shape" appears twice`),
+	"v2-case-variant-key.zarray":       invalid(`members "shape" and "Shape" differ only in case`),
+	"v2-nested-duplicate-key.zarray":   invalid(`member "level" appears twice`),
+	"v2-zarr-format-3.zarray":          invalid("zarr_format 3, want 2"),
+	"v2-zarr-format-string.zarray":     invalid(`zarr_format "2", want 2`),
+	"v2-zarr-format-missing.zarray":    invalid("no zarr_format"),
+	"v2-shape-overflow.zarray":         invalid("overflows int64"),
+	"v2-shape-int64-overflow.zarray":   invalid("is not an integer"),
+	"v2-chunks-overflow.zarray":        invalid("overflows int64"),
+	"v2-chunk-too-large.zarray":        unsupp("chunk limit"),
+	"v2-shape-negative.zarray":         invalid("must be non-negative"),
+	"v2-shape-non-integer.zarray":      invalid("is not an integer"),
+	"v2-shape-exponent.zarray":         invalid("is not an integer"),
+	"v2-shape-string.zarray":           invalid("is not an integer"),
+	"v2-chunks-zero.zarray":            invalid("must be positive"),
+	"v2-chunks-negative.zarray":        invalid("must be positive"),
+	"v2-rank-33.zarray":                invalid("more than 32"),
+	"v2-rank-mismatch.zarray":          invalid("differ in rank"),
+	"v2-fill-out-of-range.zarray":      invalid("fill_value"),
+	"v2-fill-negative-unsigned.zarray": invalid("fill_value"),
+	"v2-fill-non-integer.zarray":       invalid("fill_value"),
+	"v2-fill-string-for-int.zarray":    invalid("fill_value"),
+	"v2-fill-too-long.zarray":          invalid("fill_value"),
+	"v2-dtype-unknown.zarray":          unsupp("q9"),
+	"v2-dtype-huge-string.zarray":      invalid("S99999999999999999999"),
+	"v2-dtype-not-string.zarray":       invalid("dtype"),
+	"v2-order-x.zarray":                invalid(`order "X"`),
+	"v2-separator-backslash.zarray":    invalid("dimension_separator"),
+	"v2-compressor-unknown.zarray":     unsupp(`codec "snappy2"`),
+	"v2-compressor-no-id.zarray":       invalid(`has no "id"`),
+	"v2-filter-not-object.zarray":      invalid("filters[0]"),
+
+	"v3-not-json.zarr.json":                   invalid("not JSON"),
+	"v3-zarr-format-2.zarr.json":              invalid("zarr_format 2, want 3"),
+	"v3-zarr-format-float.zarr.json":          invalid("zarr_format 3.0, want 3"),
+	"v3-node-type-unknown.zarr.json":          invalid(`node_type "dataset"`),
+	"v3-duplicate-key.zarr.json":              invalid(`member "fill_value" appears twice`),
+	"v3-case-variant-key.zarr.json":           invalid(`members "fill_value" and "Fill_Value" differ only in case`),
+	"v3-must-understand-member.zarr.json":     unsupp(`metadata member "future_extension"`),
+	"v3-must-understand-true.zarr.json":       unsupp(`metadata member "future_extension"`),
+	"v3-must-understand-codec.zarr.json":      unsupp(`codec "future_codec"`),
+	"v3-shape-overflow.zarr.json":             invalid("overflows int64"),
+	"v3-chunk-shape-overflow.zarr.json":       invalid("overflows int64"),
+	"v3-shape-negative.zarr.json":             invalid("must be non-negative"),
+	"v3-shape-non-integer.zarr.json":          invalid("is not an integer"),
+	"v3-chunk-shape-zero.zarr.json":           invalid("must be positive"),
+	"v3-rank-33.zarr.json":                    invalid("more than 32"),
+	"v3-fill-out-of-range.zarr.json":          invalid("fill_value"),
+	"v3-fill-nan-for-int.zarr.json":           invalid("fill_value"),
+	"v3-fill-bad-hex.zarr.json":               invalid("fill_value"),
+	"v3-fill-missing.zarr.json":               invalid("fill_value is missing"),
+	"v3-chunk-grid-unknown.zarr.json":         unsupp(`chunk grid "rectilinear"`),
+	"v3-key-separator-bad.zarr.json":          invalid("separator"),
+	"v3-data-type-unknown.zarr.json":          unsupp("float128"),
+	"v3-codecs-empty.zarr.json":               invalid("non-empty list"),
+	"v3-codecs-missing.zarr.json":             invalid("codecs is missing"),
+	"v3-storage-transformer.zarr.json":        unsupp(`storage transformer "chunk-manifest-json"`),
+	"v3-dimension-names-wrong-rank.zarr.json": invalid("dimension_names"),
+	"v3-attributes-not-object.zarr.json":      invalid("attributes is not an object"),
+
+	"v1-not-json.meta":            invalid("not JSON"),
+	"v1-zarr-format-2.meta":       invalid("zarr_format 2, want 1"),
+	"v1-duplicate-key.meta":       invalid(`member "dtype" appears twice`),
+	"v1-shape-overflow.meta":      invalid("overflows int64"),
+	"v1-rank-33.meta":             invalid("more than 32"),
+	"v1-chunks-zero.meta":         invalid("must be positive"),
+	"v1-compression-unknown.meta": unsupp("snappy"),
+}
+
+// Good siblings: an int16 array of shape [4], chunks [2], holding 1 2 3 4.
+const (
+	goodV2Array = `{"zarr_format": 2, "shape": [4], "chunks": [2], "dtype": "<i2", "compressor": null, "filters": null, "fill_value": 0, "order": "C"}`
+	goodV3Array = `{"zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "int16",
+		"chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
+		"chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+		"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}`
+)
+
+var goodData = []byte{1, 0, 2, 0, 3, 0, 4, 0}
+
+// hostileStore returns the keys of a store holding the hostile document
+// doc, named as in testdata/hostile/meta, beside a good array "good"; it
+// returns the path of the hostile node too.
+func hostileStore(name string, doc []byte) (keys map[string][]byte, path string) {
+	switch {
+	case strings.HasPrefix(name, "v2-"):
+		return map[string][]byte{
+			".zgroup":      []byte(`{"zarr_format": 2}`),
+			"good/.zarray": []byte(goodV2Array), "good/0": goodData[:4], "good/1": goodData[4:],
+			"bad/.zarray": doc, "bad/0": goodData[:4],
+		}, "bad"
+	case strings.HasPrefix(name, "v3-"):
+		return map[string][]byte{
+			"zarr.json":      []byte(`{"zarr_format": 3, "node_type": "group"}`),
+			"good/zarr.json": []byte(goodV3Array), "good/c/0": goodData[:4], "good/c/1": goodData[4:],
+			"bad/zarr.json": doc, "bad/c/0": goodData[:4],
+		}, "bad"
+	case strings.HasPrefix(name, "v1-"):
+		return map[string][]byte{"meta": doc, "0": goodData[:4]}, ""
+	}
+	return nil, ""
+}
+
+// nodeError returns the error that reading a node's data gives.
+func nodeError(n *Node) error {
+	switch {
+	case n.Err != nil:
+		return n.Err
+	case n.Array != nil && n.Array.Err != nil:
+		return n.Array.Err
+	case n.Array == nil:
+		return errors.New("not an array")
+	}
+	return nil
+}
+
+// checkHostileNode opens a store with a hostile node and checks its error,
+// that the node still lists with its document as stored, and that the
+// good sibling reads normally.
+func checkHostileNode(t *testing.T, name string, doc []byte, want hostileWant) {
+	t.Helper()
+	ctx := context.Background()
+	keys, path := hostileStore(name, doc)
+	if keys == nil {
+		t.Fatalf("%s: no store layout for this name", name)
+	}
+	st, err := memory.FromMap(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Open(ctx, st, Options{})
+	if err != nil && path == "" {
+		// The root's document is read by Open: a v1 store (one array, at
+		// the root) whose meta cannot be read fails as a whole.
+		if !errors.Is(err, want.is) || !strings.Contains(err.Error(), want.msg) {
+			t.Errorf("Open: %q, want an error matching %v and containing %q", err, want.is, want.msg)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	n, err := h.Node(ctx, path)
+	if err != nil {
+		t.Fatalf("Node(%q): %v", path, err)
+	}
+	got := nodeError(n)
+	if got == nil {
+		t.Fatalf("node %q: no error, want one matching %v", path, want.is)
+	}
+	if !errors.Is(got, want.is) || !strings.Contains(got.Error(), want.msg) {
+		t.Errorf("node %q: error %q, want one matching %v and containing %q", path, got, want.is, want.msg)
+	}
+	// The errno the mount gives follows from the class: EOPNOTSUPP for
+	// unsupported, EIO otherwise. The two classes must not overlap.
+	if errors.Is(got, ErrUnsupported) && errors.Is(got, ErrInvalidMetadata) {
+		t.Errorf("node %q: error %q is both unsupported and invalid", path, got)
+	}
+	if n.Array != nil && n.Array.Err == nil {
+		t.Errorf("node %q: usable array despite %v", path, got)
+	}
+	if len(doc) <= MaxDocumentSize && (len(n.Documents) == 0 || !bytes.Equal(n.Documents[0].Data, doc)) {
+		t.Errorf("node %q: documents %d, first not the stored document", path, len(n.Documents))
+	}
+	if path == "" {
+		return
+	}
+	children, err := h.Children(ctx, "")
+	if err != nil {
+		t.Fatalf("Children: %v", err)
+	}
+	var names []string
+	for _, c := range children {
+		names = append(names, c.Name())
+	}
+	if strings.Join(names, ",") != "bad,good" {
+		t.Errorf("children %v, want [bad good]", names)
+	}
+	g, err := h.Node(ctx, "good")
+	if err != nil || g.Array == nil || g.Array.Err != nil {
+		t.Fatalf("good sibling: %v %+v", err, g)
+	}
+	buf := make([]byte, len(goodData))
+	if k, err := g.Array.ReadAt(ctx, buf, 0); err != nil || k != len(buf) || !bytes.Equal(buf, goodData) {
+		t.Errorf("good sibling: read %d %v: % x", k, err, buf)
+	}
+}
+
+func TestHostileMetadata(t *testing.T) {
+	dir := filepath.Join("testdata", "hostile", "meta")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		name := e.Name()
+		seen[name] = true
+		want, ok := hostileMeta[name]
+		if !ok {
+			t.Errorf("%s: no expected error in hostileMeta", name)
+			continue
+		}
+		doc, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(name, func(t *testing.T) { checkHostileNode(t, name, doc, want) })
+	}
+	for name := range hostileMeta {
+		if !seen[name] {
+			t.Errorf("hostileMeta names %s, which is not in %s", name, dir)
+		}
+	}
+}
+
+// TestHostileMetadataHuge: documents over MaxDocumentSize are refused
+// without being read whole (built at test time: 100 MiB is too large to
+// keep in the repository).
+func TestHostileMetadataHuge(t *testing.T) {
+	huge := bytes.Repeat([]byte(" "), 100<<20)
+	copy(huge, goodV2Array)
+	t.Run("v2-100MiB.zarray", func(t *testing.T) {
+		checkHostileNode(t, "v2-100MiB.zarray", huge, invalid("limit for metadata documents"))
+	})
+	over := huge[:MaxDocumentSize+1]
+	for _, name := range []string{"v3-over-limit.zarr.json", "v1-over-limit.meta"} {
+		t.Run(name, func(t *testing.T) {
+			checkHostileNode(t, name, over, invalid("limit for metadata documents"))
+		})
+	}
+	// Just over the limit is refused, just under it is read.
+	for _, size := range []int{MaxDocumentSize, MaxDocumentSize + 1} {
+		doc := bytes.Repeat([]byte(" "), size)
+		copy(doc, goodV2Array)
+		keys, _ := hostileStore("v2-", doc)
+		st, _ := memory.FromMap(keys)
+		h, err := Open(context.Background(), st, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := h.Node(context.Background(), "bad")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refused := n.Err != nil; refused != (size > MaxDocumentSize) {
+			t.Errorf("%d-byte document: error %v", size, n.Err)
+		}
+	}
+}
+
+// Consolidated metadata naming paths that fail key validation: those
+// entries name no node and do not list; the good ones still work.
+func TestHostileConsolidatedPaths(t *testing.T) {
+	ctx := context.Background()
+	bad := []string{"../../x", "/etc", "a//b", "a\\b", "./c", "d/..", "nul\x00"}
+	dir := filepath.Join("testdata", "hostile", "consolidated")
+	for _, name := range []string{"zmetadata-bad-paths.json", "v3-bad-paths.zarr.json"} {
+		t.Run(name, func(t *testing.T) {
+			doc, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys := map[string][]byte{"good/0": goodData[:4], "good/1": goodData[4:], "good/c/0": goodData[:4], "good/c/1": goodData[4:]}
+			if strings.HasPrefix(name, "v3-") {
+				keys["zarr.json"] = doc
+			} else {
+				keys[".zmetadata"] = doc
+			}
+			st, err := memory.FromMap(keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := Open(ctx, st, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			children, err := h.Children(ctx, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, c := range children {
+				names = append(names, c.Name())
+			}
+			sort.Strings(names)
+			if strings.Join(names, ",") != "good" {
+				t.Errorf("children %q, want only good", names)
+			}
+			for _, p := range bad {
+				if n, err := h.Node(ctx, p); err == nil && n.Err == nil && n.Path != "" && n.Path != "d" {
+					t.Errorf("Node(%q) = %q, a node named by an invalid consolidated path", p, n.Path)
+				}
+			}
+			g, err := h.Node(ctx, "good")
+			if err != nil || g.Array == nil || g.Array.Err != nil {
+				t.Fatalf("good: %v", err)
+			}
+			buf := make([]byte, 8)
+			if _, err := g.Array.ReadAt(ctx, buf, 0); err != nil || !bytes.Equal(buf, goodData) {
+				t.Errorf("good: %v % x", err, buf)
+			}
+		})
+	}
+}
+
+// hostileSeeds returns the files of testdata/hostile/meta whose names
+// start with prefix, for fuzz corpora.
+func hostileSeeds(f *testing.F, prefix string) [][]byte {
+	f.Helper()
+	dir := filepath.Join("testdata", "hostile", "meta")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var out [][]byte
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				f.Fatal(err)
+			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// FuzzDecodeObject: every metadata document goes through decodeObject; what
+// it accepts is one JSON object with no repeated member names.
+func FuzzDecodeObject(f *testing.F) {
+	f.Add([]byte(`{"a": {"b": [1, {"c": 2, "C": 3}]}, "A2": null}`))
+	f.Add([]byte(`{"a": 1, "a": 2}`))
+	f.Add([]byte(`{"a": [{"x": 1}, {"x": 2}], "b": {"x": {"x": 1}}}`))
+	for _, prefix := range []string{"v1-", "v2-", "v3-"} {
+		for _, b := range hostileSeeds(f, prefix) {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		obj, err := decodeObject("doc", doc)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidMetadata) {
+				t.Fatalf("error %v does not match ErrInvalidMetadata", err)
+			}
+			return
+		}
+		if obj == nil || !json.Valid(doc) {
+			t.Fatalf("accepted %q", doc)
+		}
+		folded := map[string]bool{}
+		for k := range obj {
+			if folded[strings.ToLower(k)] {
+				t.Fatalf("accepted case-variant member %q", k)
+			}
+			folded[strings.ToLower(k)] = true
+		}
+	})
+}
+
+// FuzzConsolidated opens hierarchies whose consolidated metadata (v2
+// .zmetadata, or the v3 root zarr.json) is arbitrary, lists them and loads
+// every node: no panic, and no node at a path that is not a valid key.
+func FuzzConsolidated(f *testing.F) {
+	for _, name := range []string{"zmetadata-bad-paths.json", "v3-bad-paths.zarr.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "hostile", "consolidated", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, strings.HasPrefix(name, "v3-"))
+	}
+	f.Add([]byte(`{"zarr_consolidated_format": 1, "metadata": {".zgroup": {"zarr_format": 2}, "a/.zgroup": {"zarr_format": 2}, "a/b/.zarray": {}}}`), false)
+	f.Fuzz(func(t *testing.T, doc []byte, v3 bool) {
+		ctx := context.Background()
+		keys := map[string][]byte{"good/0": goodData[:4], "good/c/0": goodData[:4]}
+		if v3 {
+			keys["zarr.json"] = doc
+		} else {
+			keys[".zmetadata"] = doc
+		}
+		st, err := memory.FromMap(keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := Open(ctx, st, Options{})
+		if err != nil {
+			return
+		}
+		var walk func(p string, depth int)
+		walk = func(p string, depth int) {
+			children, err := h.Children(ctx, p)
+			if err != nil || depth > 4 {
+				return
+			}
+			for _, c := range children {
+				if store.ValidateKey(c.Path) != nil {
+					t.Fatalf("child at invalid path %q", c.Path)
+				}
+				if c.Array != nil && c.Array.Err == nil && c.Err == nil && c.Array.Size() <= 1<<16 {
+					buf := make([]byte, c.Array.Size())
+					if k, err := c.Array.ReadAt(ctx, buf, 0); err == nil && k != len(buf) {
+						t.Fatalf("%q: short read %d of %d", c.Path, k, len(buf))
+					}
+				}
+				walk(c.Path, depth+1)
+			}
+		}
+		walk("", 0)
+	})
+}
