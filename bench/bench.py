@@ -1,0 +1,391 @@
+"""The zarrfs benchmark driver: `make bench` runs it with /usr/bin/python3 (see BENCH.md).
+
+It generates the data once (reused from BENCH_DIR when present), then measures in one run,
+in alternating rounds, and prints a Markdown table of medians and ratios:
+
+  per store (v2 Blosc lz4+shuffle, zstd, gzip, uncompressed by zarr-python; v3 zstd and v3
+  sharded written by zarrfs): zarr-python z[:]; np.fromfile(MOUNT/arr/data) on a freshly
+  mounted file system (the first read after mounting); zarrfs cat > /dev/null; and the
+  page-cache ceiling (np.fromfile and cat of the raw bytes in one page-cached file);
+  scaling: first-read throughput for arrays of BENCH_SCALE_MIB sizes and the daemon's
+  peak RSS during the largest; find and ls -lR over a hierarchy of BENCH_TREE arrays;
+  random 4 KiB preads: median and p99 latency, cold and with the chunks cached.
+
+Environment (defaults in brackets):
+  BENCH_DIR [/tmp/zarrfs-bench]  data cache   BENCH_MIB [512]         main array size
+  BENCH_ROUNDS [3]                            BENCH_SCALE_MIB [16,256,2048]
+  BENCH_TREE [10000]                          BENCH_MOUNT_ARGS []     extra `zarrfs mount` flags
+  BENCH_ONLY [main,scale,tree,pread] (gen: only generate)          ZARRFS [bin/zarrfs]  BENCHDATA [bin/benchdata]
+
+Every store file is read once before each round, so every reader (zarr-python, the mount,
+zarrfs cat) reads its store from the page cache: the comparison is of decoding, not disks.
+`python3 bench.py read ...` is the reader subprocess the driver times.
+"""
+
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PY = "/usr/bin/python3"
+
+
+def env(name, default):
+    return os.environ.get(name, default)
+
+
+BENCH_DIR = env("BENCH_DIR", "/tmp/zarrfs-bench")
+MIB = int(env("BENCH_MIB", "512"))
+ROUNDS = int(env("BENCH_ROUNDS", "3"))
+SCALE = [int(s) for s in env("BENCH_SCALE_MIB", "16,256,2048").split(",") if s]
+TREE = int(env("BENCH_TREE", "10000"))
+MOUNT_ARGS = env("BENCH_MOUNT_ARGS", "").split()
+ONLY = env("BENCH_ONLY", "main,scale,tree,pread").split(",")
+ZARRFS = os.path.abspath(env("ZARRFS", os.path.join(ROOT, "bin", "zarrfs")))
+BENCHDATA = os.path.abspath(env("BENCHDATA", os.path.join(ROOT, "bin", "benchdata")))
+CHUNK_BYTES = 512 * 1024 * 4  # the arrays' chunks (bench/gen.py, bench/benchdata)
+SHARD_BYTES = 4 * CHUNK_BYTES
+
+V2 = ["v2-blosc-lz4", "v2-zstd", "v2-gzip", "v2-raw"]
+V3 = ["v3-zstd", "v3-sharded"]
+
+
+# ---------------------------------------------------------------- reader subprocess
+
+def reader(args):
+    """python3 bench.py read MODE PATH [crc]: time one read, print JSON."""
+    import numpy as np
+    mode, path = args[0], args[1]
+    out = {}
+    if mode == "zarr":
+        import zarr
+        z = zarr.open_group(path, mode="r")["arr"]
+        t = time.perf_counter()
+        a = z[:]
+        out["s"] = time.perf_counter() - t
+    elif mode == "fromfile":
+        t = time.perf_counter()
+        a = np.fromfile(path, dtype="<f4")
+        out["s"] = time.perf_counter() - t
+    elif mode == "pread":
+        out = preads(path, int(args[2]), int(args[3]))
+        a = None
+    if a is not None and len(args) > 2 and args[2] == "crc":
+        out["crc"] = zlib.crc32(memoryview(np.ascontiguousarray(a)).cast("B"))
+        out["n"] = a.nbytes
+    print(json.dumps(out))
+
+
+def preads(path, chunk, nwarm):
+    """4 KiB preads: one at a random page of every chunk in random order (cold: the
+    chunk is not decoded yet), then nwarm at other random pages (the chunks cached)."""
+    fd = os.open(path, os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+    size = os.fstat(fd).st_size
+    pages = chunk // 4096
+    rng = random.Random(7)
+    used = set()
+    cold, warm = [], []
+    order = list(range(size // chunk))
+    rng.shuffle(order)
+    for c in order:
+        off = (c * pages + rng.randrange(pages)) * 4096
+        used.add(off)
+        t = time.perf_counter()
+        os.pread(fd, 4096, off)
+        cold.append(time.perf_counter() - t)
+    while len(warm) < nwarm:
+        off = rng.randrange(size // 4096) * 4096
+        if off in used:
+            continue
+        used.add(off)
+        t = time.perf_counter()
+        os.pread(fd, 4096, off)
+        warm.append(time.perf_counter() - t)
+    os.close(fd)
+    return {"cold": cold, "warm": warm}
+
+
+def read(*args):
+    p = subprocess.run([PY, os.path.abspath(__file__), "read", *args], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("reader %s: %s" % (args, p.stderr.strip()[-2000:]))
+    return json.loads(p.stdout)
+
+
+# ---------------------------------------------------------------- helpers
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def run(*cmd, **kw):
+    subprocess.run(list(cmd), check=True, **kw)
+
+
+def timed(*cmd):
+    t = time.perf_counter()
+    subprocess.run(list(cmd), check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t
+
+
+def warm(path):
+    """Read every file under path (or path) so that it is in the page cache."""
+    files = [path] if os.path.isfile(path) else [os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs]
+    for f in files:
+        with open(f, "rb") as fh:
+            while fh.read(1 << 24):
+                pass
+
+
+def du(path):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+
+
+class Mount:
+    """A fresh `zarrfs mount` of a store; peak() is the daemon's peak RSS in bytes."""
+
+    def __init__(self, store, extra=()):
+        self.mnt = tempfile.mkdtemp(prefix="zarrfs-bench-mnt-")
+        self.logf = open(os.path.join(BENCH_DIR, "mount.log"), "a")
+        self.p = subprocess.Popen([ZARRFS, "mount", *MOUNT_ARGS, *extra, store, self.mnt],
+                                  stdout=self.logf, stderr=self.logf)
+        deadline = time.time() + 60
+        while not os.path.ismount(self.mnt):
+            if self.p.poll() is not None or time.time() > deadline:
+                self.close()
+                raise RuntimeError("zarrfs mount %s failed (see %s/mount.log)" % (store, BENCH_DIR))
+            time.sleep(0.02)
+
+    def peak(self):
+        with open("/proc/%d/status" % self.p.pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+        return 0
+
+    def close(self):
+        if os.path.ismount(self.mnt):
+            subprocess.run([ZARRFS, "unmount", self.mnt], stderr=self.logf)
+        try:
+            self.p.wait(60)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+        self.logf.close()
+        os.rmdir(self.mnt)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        self.close()
+
+
+def mount_read(store, crc=False):
+    with Mount(store) as m:
+        r = read("fromfile", os.path.join(m.mnt, "arr", "data"), *(["crc"] if crc else []))
+        r["peak"] = m.peak()
+        return r
+
+
+def mibs(nbytes, s):
+    return nbytes / (1 << 20) / s
+
+
+def fmt(x):
+    return "%.0f" % x if x >= 100 else "%.1f" % x
+
+
+# ---------------------------------------------------------------- data
+
+def want(*parts):
+    return "gen" in ONLY or any(p in ONLY for p in parts)
+
+
+def generate():
+    os.makedirs(BENCH_DIR, exist_ok=True)
+    main = os.path.join(BENCH_DIR, "main-%d" % MIB)
+    if not os.path.exists(os.path.join(main, "done")) and want("main", "pread"):
+        log("generating %s (zarr-python v2 stores, then v3 copies by zarrfs)" % main)
+        subprocess.run(["rm", "-rf", main], check=True)
+        os.makedirs(main)
+        run(PY, os.path.join(HERE, "gen.py"), main, str(MIB))
+        for kind in ("zstd", "sharded"):
+            run(BENCHDATA, "convert", os.path.join(main, "v2-raw"), os.path.join(main, "v3-" + kind), kind)
+        open(os.path.join(main, "done"), "w").close()
+    if want("scale"):
+        for s in SCALE:
+            d = os.path.join(BENCH_DIR, "scale-%d" % s)
+            if not os.path.exists(os.path.join(d, "arr", "zarr.json")) or not os.path.exists(d + ".done"):
+                log("generating %s" % d)
+                subprocess.run(["rm", "-rf", d], check=True)
+                run(BENCHDATA, "synth", d, str(s))
+                open(d + ".done", "w").close()
+    if want("tree"):
+        d = os.path.join(BENCH_DIR, "tree-%d" % TREE)
+        if not os.path.exists(d + ".done"):
+            log("generating %s" % d)
+            subprocess.run(["rm", "-rf", d], check=True)
+            run(BENCHDATA, "tree", d, str(TREE))
+            open(d + ".done", "w").close()
+    return main
+
+
+# ---------------------------------------------------------------- benchmarks
+
+def bench_main(main, out):
+    size = os.path.getsize(os.path.join(main, "raw.bin"))
+    raw = os.path.join(main, "raw.bin")
+    warm(raw)
+    want = read("fromfile", raw, "crc")["crc"]
+    stores = V2 + V3
+    # method -> store -> [seconds]
+    res = {m: {s: [] for s in stores} for m in ("python", "mount", "cat")}
+    ceil = {"fromfile": [], "cat": []}
+    for rnd in range(ROUNDS):
+        log("main: round %d/%d" % (rnd + 1, ROUNDS))
+        for s in stores:
+            warm(os.path.join(main, s))
+        warm(raw)
+        check = rnd == 0
+        for i, s in enumerate(stores):
+            path = os.path.join(main, s)
+            methods = ["python", "mount", "cat"]
+            methods = methods[(rnd + i) % 3:] + methods[:(rnd + i) % 3]  # alternate the order
+            for m in methods:
+                if m == "python":
+                    if s in V3:
+                        continue  # zarr-python 2.13 reads no final-spec v3
+                    r = read("zarr", path, *(["crc"] if check else []))
+                elif m == "mount":
+                    r = mount_read(path, check)
+                else:
+                    r = {"s": timed(ZARRFS, "cat", path, "arr")}
+                if check and "crc" in r and (r["crc"] != want or r["n"] != size):
+                    raise RuntimeError("%s %s: read back %d bytes, crc %x, want %d, %x" % (m, s, r["n"], r["crc"], size, want))
+                res[m][s].append(r["s"])
+            log("  %s: %s" % (s, " ".join("%s %.2fs" % (m, res[m][s][-1]) for m in res if res[m][s])))
+        ceil["fromfile"].append(read("fromfile", raw)["s"])
+        ceil["cat"].append(timed("cat", raw))
+    med = {m: {s: statistics.median(v) for s, v in d.items() if v} for m, d in res.items()}
+    cf, cc = statistics.median(ceil["fromfile"]), statistics.median(ceil["cat"])
+    out.append("### Read throughput, %d MiB float32 array (MiB/s, median of %d rounds)\n" % (size >> 20, ROUNDS))
+    out.append("| store | stored MiB | zarr-python | mount, first read | zarrfs cat | mount / zarr-python | mount / cat | mount / ceiling |")
+    out.append("|---|---|---|---|---|---|---|---|")
+    for s in stores:
+        py = mibs(size, med["python"][s]) if s in med["python"] else None
+        mo = mibs(size, med["mount"][s])
+        ca = mibs(size, med["cat"][s])
+        out.append("| %s | %s | %s | %s | %s | %s | %.2f | %.2f |" % (
+            s, fmt(du(os.path.join(main, s)) / (1 << 20)), fmt(py) if py else "n/a", fmt(mo), fmt(ca),
+            "%.2f" % (mo / py) if py else "n/a", mo / ca, mo / mibs(size, cf)))
+    out.append("\nCeiling (raw bytes, one page-cached file): np.fromfile %s MiB/s, cat > /dev/null %s MiB/s.\n"
+               % (fmt(mibs(size, cf)), fmt(mibs(size, cc))))
+
+
+def bench_scale(out):
+    out.append("### Scaling: first read through a fresh mount, v3 zstd (2 MiB chunks)\n")
+    out.append("| array | MiB/s (median) | rounds | daemon peak RSS |")
+    out.append("|---|---|---|---|")
+    for s in SCALE:
+        d = os.path.join(BENCH_DIR, "scale-%d" % s)
+        warm(d)
+        rounds = ROUNDS if s <= 512 else max(1, min(ROUNDS, 2))
+        times, peaks = [], []
+        for _ in range(rounds):
+            r = mount_read(d)
+            times.append(r["s"])
+            peaks.append(r["peak"])
+        n = s << 20
+        out.append("| %d MiB | %s | %d | %d MiB |" % (s, fmt(mibs(n, statistics.median(times))), rounds, max(peaks) >> 20))
+        log("scale %d MiB: %s" % (s, times))
+    out.append("")
+
+
+def bench_tree(out):
+    d = os.path.join(BENCH_DIR, "tree-%d" % TREE)
+    warm(d)
+    res = {"find": [], "ls -lR": []}
+    for _ in range(ROUNDS):
+        for name, cmd in (("find", ["find"]), ("ls -lR", ["ls", "-lR"])):
+            with Mount(d) as m:
+                res[name].append(timed(*cmd, m.mnt))
+    res["find (the store dir itself)"] = [timed("find", d) for _ in range(ROUNDS)]
+    out.append("### Hierarchy of %d arrays (v2 directory store, 8 chunks each; fresh mount each time)\n" % TREE)
+    out.append("| command | seconds (median of %d) |" % ROUNDS)
+    out.append("|---|---|")
+    for k, v in res.items():
+        out.append("| %s | %.2f |" % (k, statistics.median(v)))
+    out.append("")
+
+
+def bench_pread(main, out):
+    store = os.path.join(main, "v2-zstd")
+    warm(store)
+    cold, hot = [], []
+    for _ in range(ROUNDS):
+        with Mount(store) as m:
+            r = read("pread", os.path.join(m.mnt, "arr", "data"), str(CHUNK_BYTES), "2000")
+            cold += r["cold"]
+            hot += r["warm"]
+
+    def q(v, p):
+        v = sorted(v)
+        return v[min(len(v) - 1, int(p * len(v)))] * 1e3
+
+    out.append("### Random 4 KiB preads, %d MiB v2 zstd array (2 MiB chunks), fresh mounts\n" % MIB)
+    out.append("| | samples | median ms | p99 ms |")
+    out.append("|---|---|---|---|")
+    out.append("| cold (chunk not yet decoded) | %d | %.3f | %.3f |" % (len(cold), q(cold, .5), q(cold, .99)))
+    out.append("| chunk cached (page not) | %d | %.3f | %.3f |" % (len(hot), q(hot, .5), q(hot, .99)))
+    out.append("")
+
+
+def machine():
+    def sh(cmd):
+        try:
+            return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
+        except OSError:
+            return "?"
+    model = sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip()
+    mem = sh("awk '/MemTotal/ {printf \"%.1f GiB\", $2/1048576}' /proc/meminfo")
+    versions = sh(PY + " -c 'import zarr, numcodecs, numpy; print(\"zarr\", zarr.__version__, \"numcodecs\", numcodecs.__version__, \"numpy\", numpy.__version__)'")
+    return ["- machine: %s, %d cores, %s RAM, kernel %s" % (model, os.cpu_count(), mem, platform.release()),
+            "- %s; %s; %s" % (sh("go version"), versions, " ".join(MOUNT_ARGS) or "default mount flags"),
+            "- load at start: %s" % sh("uptime")]
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "read":
+        return reader(sys.argv[2:])
+    t0 = time.time()
+    main_dir = generate()
+    if ONLY == ["gen"]:
+        return
+    out = ["## Run of %s UTC (BENCH_MIB=%d BENCH_ROUNDS=%d BENCH_SCALE_MIB=%s BENCH_TREE=%d)\n"
+           % (time.strftime("%Y-%m-%d %H:%M", time.gmtime()), MIB, ROUNDS, ",".join(map(str, SCALE)), TREE)]
+    out += machine() + [""]
+    if "main" in ONLY:
+        bench_main(main_dir, out)
+    if "scale" in ONLY:
+        bench_scale(out)
+    if "tree" in ONLY:
+        bench_tree(out)
+    if "pread" in ONLY:
+        bench_pread(main_dir, out)
+    out.append("- load at end: %s; benchmark took %.0f s (data generation included)"
+               % (subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), time.time() - t0))
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
