@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,7 +40,24 @@ type Config struct {
 	// Logger receives one line per distinct engine error (and the FUSE
 	// debug log); nil means log.Default().
 	Logger *log.Logger
+	// ReadaheadKiB, when positive, is the kernel read-ahead window (KiB)
+	// set for the mount's device when running as root; 0 leaves the
+	// kernel's (FUSE negotiates at most 128 KiB).
+	ReadaheadKiB int
+	// MaxBackground is how many asynchronous requests (read-ahead) the
+	// kernel keeps in flight; 0 means DefaultMaxBackground.
+	MaxBackground int
 }
+
+// DefaultReadaheadKiB is the kernel read-ahead window the mount command
+// sets by default: measured with make bench (BENCH.md), a window of several
+// 1 MiB replies keeps enough reads in flight for the engine to decode
+// chunks on every core.
+const DefaultReadaheadKiB = 4096
+
+// DefaultMaxBackground is the default number of asynchronous FUSE requests
+// in flight (go-fuse's own default is 12).
+const DefaultMaxBackground = 64
 
 // Server is a mounted hierarchy being served.
 type Server struct {
@@ -85,6 +103,7 @@ func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
 			// pipe, which go-fuse logs on every read.
 			DisableSplice: true,
 			DirectMount:   direct,
+			MaxBackground: cmp.Or(cfg.MaxBackground, DefaultMaxBackground),
 			Debug:         cfg.Debug,
 			Logger:        logger,
 		},
@@ -93,24 +112,25 @@ func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
 	}
-	if direct {
-		if err := raiseReadahead(mountpoint); err != nil && cfg.Debug {
+	if direct && cfg.ReadaheadKiB > 0 {
+		if err := setReadahead(mountpoint, cfg.ReadaheadKiB); err != nil && cfg.Debug {
 			logger.Printf("keeping the kernel's read-ahead: %v", err)
 		}
 	}
 	return &Server{srv: srv, mountpoint: mountpoint}, nil
 }
 
-// raiseReadahead lets the kernel read ahead maxRead bytes on the mount, so
-// that sequential readers get 1 MiB FUSE reads: FUSE caps the read-ahead it
-// negotiates at 128 KiB, but root may raise it in sysfs afterwards.
-func raiseReadahead(mountpoint string) error {
+// setReadahead lets the kernel read ahead kib KiB on the mount, so that
+// sequential readers get 1 MiB FUSE reads, several in flight: FUSE caps the
+// read-ahead it negotiates at 128 KiB, but root may raise it in sysfs
+// afterwards.
+func setReadahead(mountpoint string, kib int) error {
 	var st unix.Stat_t
 	if err := unix.Stat(mountpoint, &st); err != nil {
 		return err
 	}
 	bdi := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", unix.Major(st.Dev), unix.Minor(st.Dev))
-	return os.WriteFile(bdi, []byte(fmt.Sprint(maxRead>>10)), 0)
+	return os.WriteFile(bdi, []byte(fmt.Sprint(kib)), 0)
 }
 
 // Wait blocks until the file system is unmounted (after a lazy unmount:

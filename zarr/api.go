@@ -12,8 +12,10 @@ import (
 	"github.com/zarrfs/zarrfs/store"
 )
 
-// DefaultCacheSize is the decoded-chunk cache size used when Options.CacheSize is 0.
-const DefaultCacheSize = 256 << 20
+// DefaultCacheSize is the decoded-chunk cache size used when
+// Options.CacheSize is 0: room for a few rows of chunks of large arrays
+// being read ahead by several readers at once.
+const DefaultCacheSize = 1 << 30
 
 // Options configure a Hierarchy.
 type Options struct {

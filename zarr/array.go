@@ -404,8 +404,12 @@ func (a *Array) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	item := int64(a.dt.Size)
 	e0, e1 := off/item, (off+n-1)/item+1
 	// A sequential reader reads whole shards (cached, read ahead); a
-	// random one only the parts of shards it needs.
-	sequential := a.readEnd.Swap(off+n) == off && off > 0
+	// random one only the parts of shards it needs. The kernel sends
+	// the read-ahead requests of one sequential reader concurrently, so
+	// they can arrive a little out of order: a large read starting near
+	// where the last one ended counts as sequential.
+	prev := a.readEnd.Swap(off + n)
+	sequential := off > 0 && (off == prev || n >= seqMinRead && off >= prev-8*n && off <= prev+8*n)
 	if off%item == 0 && n%item == 0 {
 		if err := a.readElements(ctx, p[:n], e0, e1, !sequential); err != nil {
 			return 0, err
@@ -425,6 +429,11 @@ func (a *Array) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	}
 	return int(n), nil
 }
+
+// seqMinRead is the smallest read that counts as sequential when it starts
+// near, not at, the end of the last read: the kernel's page-cache reads
+// are 128 KiB or more.
+const seqMinRead = 64 << 10
 
 // readAheadTimeout bounds one read-ahead load.
 const readAheadTimeout = time.Minute

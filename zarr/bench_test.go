@@ -2,8 +2,12 @@ package zarr
 
 import (
 	"context"
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/memory"
 )
 
@@ -53,3 +57,66 @@ func benchRead(b *testing.B, shape, chunks []int64) {
 func BenchmarkReadAtRows(b *testing.B)   { benchRead(b, []int64{1024, 1024}, []int64{128, 1024}) }
 func BenchmarkReadAtTiles(b *testing.B)  { benchRead(b, []int64{1024, 1024}, []int64{128, 128}) }
 func BenchmarkReadAtNarrow(b *testing.B) { benchRead(b, []int64{1 << 17, 3}, []int64{4096, 2}) }
+
+// fieldStore returns a store holding a v2 float32 array "a" of 64 MiB
+// (rows of 1024, chunks of 512 rows = 2 MiB) with the given compressor:
+// a smooth field plus quantised noise, like bench/gen.py's.
+func fieldStore(b *testing.B, comp *CodecSpec) store.Store {
+	ctx := context.Background()
+	st := memory.New()
+	const rows, cols = 16384, 1024
+	if err := CreateGroup(ctx, st, "", GroupMeta{Format: FormatV2}); err != nil {
+		b.Fatal(err)
+	}
+	a, err := CreateArray(ctx, st, "a", ArrayMeta{Format: FormatV2, Shape: []int64{rows, cols}, ChunkShape: []int64{512, cols},
+		DataType: "<f4", FillValue: 0, Compressor: comp})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	buf := make([]byte, rows*cols*4)
+	for i := range rows * cols {
+		v := math.Sin(float64(i/cols)/500)*math.Cos(float64(i%cols)/70) + 0.05*rng.NormFloat64()
+		binary.LittleEndian.PutUint32(buf[i*4:], math.Float32bits(float32(math.Round(v*4096)/4096)))
+	}
+	if _, err := a.WriteAt(ctx, buf, 0); err != nil {
+		b.Fatal(err)
+	}
+	return st
+}
+
+// benchSequential reads the whole array in 1 MiB reads, as a FUSE reader
+// does, from a freshly opened hierarchy each time (every chunk decoded once).
+func benchSequential(b *testing.B, comp *CodecSpec, opts Options) {
+	st := fieldStore(b, comp)
+	ctx := context.Background()
+	p := make([]byte, 1<<20)
+	for b.Loop() {
+		h, err := Open(ctx, st, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := h.Node(ctx, "a")
+		if err != nil {
+			b.Fatal(err)
+		}
+		a := n.Array
+		b.SetBytes(a.Size())
+		for off := int64(0); off < a.Size(); off += int64(len(p)) {
+			if _, err := a.ReadAt(ctx, p, off); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkSequentialRaw(b *testing.B) { benchSequential(b, nil, Options{}) }
+func BenchmarkSequentialZstd(b *testing.B) {
+	benchSequential(b, &CodecSpec{Name: "zstd", Configuration: map[string]any{"level": 3}}, Options{})
+}
+func BenchmarkSequentialGzip(b *testing.B) {
+	benchSequential(b, &CodecSpec{Name: "gzip", Configuration: map[string]any{"level": 5}}, Options{})
+}
+func BenchmarkSequentialZstdNoCache(b *testing.B) {
+	benchSequential(b, &CodecSpec{Name: "zstd", Configuration: map[string]any{"level": 3}}, Options{CacheSize: -1})
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -25,6 +26,10 @@ type mountFlags struct {
 	uid, gid   uint32
 	debug      bool
 	logFile    string
+	// readahead is the kernel read-ahead window set as root (0 keeps the
+	// kernel's); maxBackground the FUSE requests in flight.
+	readahead     sizeValue
+	maxBackground int
 }
 
 func (m *mountFlags) register(fl *pflag.FlagSet) {
@@ -35,7 +40,24 @@ func (m *mountFlags) register(fl *pflag.FlagSet) {
 	fl.Uint32Var(&m.gid, "gid", uint32(os.Getgid()), "group of the files in the mount")
 	fl.BoolVar(&m.debug, "debug", false, "log every FUSE request")
 	fl.StringVar(&m.logFile, "log-file", "", "append log lines to this file instead of standard error")
+	m.readahead = fs.DefaultReadaheadKiB << 10
+	fl.Var(&m.readahead, "kernel-readahead", "kernel read-ahead window of the mount, set when running as root (0 keeps the kernel's 128KiB)")
+	fl.IntVar(&m.maxBackground, "max-background", fs.DefaultMaxBackground, "FUSE requests the kernel may keep in flight in the background (read-ahead)")
 }
+
+// setMemoryLimit tells the Go runtime to collect garbage harder as the
+// heap nears the cache's size plus room for the chunks being decoded and
+// the FUSE buffers, so that evicted chunks do not pile up (GOMEMLIMIT in
+// the environment wins).
+func (m *mountFlags) setMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") != "" || m.cacheSize <= 0 {
+		return
+	}
+	debug.SetMemoryLimit(int64(m.cacheSize) + memoryHeadroom)
+}
+
+// memoryHeadroom is the memory the mount may use beyond the chunk cache.
+const memoryHeadroom = 128 << 20
 
 // options returns the engine options the flags ask for.
 func (m *mountFlags) options() zarr.Options {
@@ -89,6 +111,7 @@ var mountCommand = command{
 
 // mount mounts the opened hierarchy at mountpoint.
 func (m *mountFlags) mount(o *opened, mountpoint string, logger *log.Logger) (*fs.Server, error) {
+	m.setMemoryLimit()
 	srv, err := fs.Mount(mountpoint, o.h, fs.Config{
 		FsName:     o.spec,
 		AllowOther: m.allowOther,
@@ -96,6 +119,9 @@ func (m *mountFlags) mount(o *opened, mountpoint string, logger *log.Logger) (*f
 		GID:        m.gid,
 		Debug:      m.debug,
 		Logger:     logger,
+
+		ReadaheadKiB:  int(m.readahead >> 10),
+		MaxBackground: m.maxBackground,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.st, err)
