@@ -1,5 +1,5 @@
-// Package remotetest serves key–value data over HTTP for tests of the
-// remote stores: Range requests (with the suffix form), request counting
+// Package remotetest serves key–value data over HTTP, and forwards requests
+// to another server, for tests of the remote stores: Range requests (with the suffix form), request counting
 // and injected faults (status codes, hanging, slow answers, bodies cut
 // short, added latency).
 package remotetest
@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -195,4 +197,108 @@ func (s *Server) value(key string) ([]byte, bool) {
 	defer s.mu.RUnlock()
 	v, ok := s.Data[key]
 	return v, ok
+}
+
+// Proxy forwards requests to Target (an http:// URL), counting them and
+// applying Fault before forwarding: a delaying proxy adds latency, a
+// failing one answers 503 for the server. The Host header is passed
+// through unchanged, so signed (S3) requests stay valid.
+type Proxy struct {
+	Target string
+	Fault  Fault
+	// Latency is added to every request before it is forwarded.
+	Latency time.Duration
+
+	once    sync.Once
+	rp      *httputil.ReverseProxy
+	n       atomic.Int64
+	countMu sync.Mutex
+	counts  map[string]int
+	hang    chan struct{}
+	hangMu  sync.Mutex
+	relOnce sync.Once
+}
+
+// SetFault replaces the fault function (safe while serving).
+func (p *Proxy) SetFault(f Fault) {
+	p.countMu.Lock()
+	p.Fault = f
+	p.countMu.Unlock()
+}
+
+// Counts returns the requests forwarded or failed so far by kind ("GET",
+// "GET range", "HEAD", "PUT", …) and resets them.
+func (p *Proxy) Counts() map[string]int {
+	p.countMu.Lock()
+	defer p.countMu.Unlock()
+	c := p.counts
+	p.counts = nil
+	return c
+}
+
+// Release ends every hanging request.
+func (p *Proxy) Release() {
+	ch := p.hangCh()
+	p.relOnce.Do(func() { close(ch) })
+}
+
+func (p *Proxy) hangCh() chan struct{} {
+	p.hangMu.Lock()
+	defer p.hangMu.Unlock()
+	if p.hang == nil {
+		p.hang = make(chan struct{})
+	}
+	return p.hang
+}
+
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.once.Do(func() {
+		u, err := url.Parse(p.Target)
+		if err != nil {
+			panic(err)
+		}
+		p.rp = httputil.NewSingleHostReverseProxy(u)
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 256
+		t.DisableCompression = true
+		p.rp.Transport = t
+	})
+	kind := r.Method
+	if r.Header.Get("Range") != "" {
+		kind += " range"
+	}
+	p.countMu.Lock()
+	if p.counts == nil {
+		p.counts = map[string]int{}
+	}
+	p.counts[kind]++
+	fault := p.Fault
+	p.countMu.Unlock()
+	n := p.n.Add(1)
+	var act Action
+	if fault != nil {
+		act = fault(r, n)
+	}
+	if d := p.Latency + act.Delay; d > 0 {
+		select {
+		case <-time.After(d):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if act.Hang {
+		select {
+		case <-p.hangCh():
+		case <-r.Context().Done():
+		}
+		return
+	}
+	if act.Status != 0 {
+		if act.RetryAfter != "" {
+			w.Header().Set("Retry-After", act.RetryAfter)
+		}
+		http.Error(w, http.StatusText(act.Status), act.Status)
+		return
+	}
+	p.rp.ServeHTTP(w, r)
 }

@@ -1,0 +1,491 @@
+// Package s3 is the zarrfs store for a Zarr hierarchy in an S3 bucket (AWS
+// or any S3-compatible server: MinIO, Ceph, versitygw, …): key K of the
+// store s3://bucket/prefix is the object "prefix/K".
+//
+// It reads with GetObject (ranged reads with a Range header, including the
+// suffix form bytes=-N for shard indexes), lists with ListObjectsV2 (with
+// the delimiter "/" for ListDir, without for ListPrefix; every page of a
+// listing is read), describes objects with HeadObject and, unless opened
+// read-only, writes with PutObject and DeleteObject. A missing object is
+// store.ErrNotExist; a missing bucket is an error that says so.
+//
+// The client is github.com/minio/minio-go/v7: a small, well-maintained S3
+// client with signature V4, path-style and virtual-host addressing, session
+// tokens and ListObjectsV2 pagination, and few dependencies (aws-sdk-go-v2
+// does not resolve from the module proxy here). Its own retries are turned
+// off: the store retries each whole operation (the request and the reading
+// of its body) on transient failures with package remote's bounded
+// backoff, inside the caller's deadline.
+package s3
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/remote"
+)
+
+// Options configures New.
+type Options struct {
+	// Endpoint is the server's URL ("https://s3.eu-west-1.amazonaws.com",
+	// "http://127.0.0.1:7070"); a bare host[:port] means https. Empty:
+	// AWS (s3.amazonaws.com).
+	Endpoint string
+	// Region is the bucket's region; empty asks the server (AWS) or uses
+	// us-east-1 (other endpoints).
+	Region string
+	// PathStyle addresses buckets as ENDPOINT/BUCKET instead of
+	// BUCKET.ENDPOINT (most S3-compatible servers need it; with an IP
+	// address or localhost it is the default).
+	PathStyle bool
+	// AccessKey, SecretKey and SessionToken are the credentials. With no
+	// AccessKey and Anonymous unset, the AWS shared credentials file
+	// (AWS_SHARED_CREDENTIALS_FILE, AWS_PROFILE) is tried, then anonymous
+	// access.
+	AccessKey, SecretKey, SessionToken string
+	// Anonymous sends unsigned requests (public buckets).
+	Anonymous bool
+	// ReadOnly makes Set and Delete fail with store.ErrReadOnly.
+	ReadOnly bool
+	// Retry says how transient failures are retried.
+	Retry remote.Policy
+	// Concurrency bounds the requests in flight (0: DefaultConcurrency).
+	Concurrency int
+	// Transport sends the requests; nil: a transport of the store's own.
+	Transport http.RoundTripper
+	// ListPageSize is the most keys asked for per ListObjectsV2 page (0:
+	// the server's default, 1000 on AWS).
+	ListPageSize int
+}
+
+// DefaultConcurrency is the default bound on requests in flight.
+const DefaultConcurrency = 16
+
+// Store is an S3 store. It implements store.Store, store.Lister,
+// store.Stater, store.Writer and io.Closer and is safe for concurrent use.
+type Store struct {
+	core     minio.Core
+	bucket   string
+	prefix   string // "" or ending in "/"
+	name     string
+	readOnly bool
+	retry    remote.Policy
+	lim      *remote.Limiter
+	pageSize int
+	own      *http.Transport
+}
+
+var (
+	_ store.Store  = (*Store)(nil)
+	_ store.Lister = (*Store)(nil)
+	_ store.Stater = (*Store)(nil)
+	_ store.Writer = (*Store)(nil)
+	_ io.Closer    = (*Store)(nil)
+)
+
+// ParseURL splits s3://bucket/prefix into its bucket and prefix (without
+// leading or trailing slashes).
+func ParseURL(raw string) (bucket, prefix string, err error) {
+	rest, ok := strings.CutPrefix(raw, "s3://")
+	if !ok {
+		if len(raw) >= 5 && strings.EqualFold(raw[:5], "s3://") {
+			rest = raw[5:]
+		} else {
+			return "", "", fmt.Errorf("s3 store %s: not an s3:// URL", raw)
+		}
+	}
+	bucket, prefix, _ = strings.Cut(rest, "/")
+	prefix = strings.Trim(prefix, "/")
+	if bucket == "" {
+		return "", "", fmt.Errorf("s3 store %s: no bucket name", raw)
+	}
+	if prefix != "" {
+		if err := store.ValidateKey(prefix); err != nil {
+			return "", "", fmt.Errorf("s3 store %s: prefix: %w", raw, err)
+		}
+	}
+	return bucket, prefix, nil
+}
+
+// New returns the store of the objects below prefix in bucket. It makes no
+// request: a wrong endpoint, bucket or credentials show at the first read.
+func New(bucket, prefix string, opts Options) (*Store, error) {
+	name := "s3://" + bucket
+	if prefix != "" {
+		name += "/" + prefix
+	}
+	endpoint, secure := "s3.amazonaws.com", true
+	if opts.Endpoint != "" {
+		e := opts.Endpoint
+		if !strings.Contains(e, "://") {
+			e = "https://" + e
+		}
+		u, err := url.Parse(e)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return nil, fmt.Errorf("s3 store %s: endpoint %q is not an http(s) URL or host[:port]", name, opts.Endpoint)
+		}
+		if u.Path != "" && u.Path != "/" {
+			return nil, fmt.Errorf("s3 store %s: endpoint %q has a path; give the server only (the bucket goes in the s3:// URL)", name, opts.Endpoint)
+		}
+		endpoint, secure = u.Host, u.Scheme == "https"
+		name += " at " + u.Scheme + "://" + u.Host
+	}
+	region := opts.Region
+	if region == "" && opts.Endpoint != "" {
+		region = "us-east-1"
+	}
+	var creds *credentials.Credentials
+	switch {
+	case opts.Anonymous:
+		creds = credentials.NewStatic("", "", "", credentials.SignatureAnonymous)
+	case opts.AccessKey != "":
+		creds = credentials.NewStaticV4(opts.AccessKey, opts.SecretKey, opts.SessionToken)
+	default:
+		creds = credentials.NewChainCredentials([]credentials.Provider{
+			&credentials.FileAWSCredentials{},
+		})
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
+	s := &Store{bucket: bucket, name: "s3 " + name, readOnly: opts.ReadOnly, retry: opts.Retry,
+		lim: remote.NewLimiter(opts.Concurrency), pageSize: opts.ListPageSize}
+	if prefix != "" {
+		s.prefix = prefix + "/"
+	}
+	transport := opts.Transport
+	if transport == nil {
+		s.own = newTransport(opts.Concurrency)
+		transport = s.own
+	}
+	lookup := minio.BucketLookupAuto
+	if opts.PathStyle {
+		lookup = minio.BucketLookupPath
+	}
+	c, err := minio.New(endpoint, &minio.Options{
+		Creds: creds, Secure: secure, Region: region, BucketLookup: lookup,
+		Transport: transport, MaxRetries: 1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s, err)
+	}
+	s.core = minio.Core{Client: c}
+	return s, nil
+}
+
+func newTransport(conns int) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = max(conns*2, 100)
+	t.MaxIdleConnsPerHost = max(conns, 2)
+	t.DisableCompression = true
+	return t
+}
+
+func (s *Store) String() string { return s.name }
+
+// Close closes idle connections of the store's own transport.
+func (s *Store) Close() error {
+	if s.own != nil {
+		s.own.CloseIdleConnections()
+	}
+	return nil
+}
+
+// object returns the object name of key.
+func (s *Store) object(key string) string { return s.prefix + key }
+
+// do runs one attempt of op with a request slot, retrying transient
+// failures.
+func (s *Store) do(ctx context.Context, op func(ctx context.Context) error) error {
+	return remote.Do(ctx, s.retry, func(ctx context.Context) error {
+		release, err := s.lim.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+		return op(ctx)
+	})
+}
+
+// wrap names the store and the operation in err and classifies it:
+// ErrNotExist for a missing object, transient for 5xx and throttling.
+func (s *Store) wrap(op string, err error) error {
+	var er minio.ErrorResponse
+	if !errors.As(err, &er) {
+		if remote.IsTransient(err) {
+			return remote.Transient(fmt.Errorf("%s: %s: %w", s, op, err))
+		}
+		return fmt.Errorf("%s: %s: %w", s, op, err)
+	}
+	switch {
+	case er.Code == "NoSuchBucket":
+		return fmt.Errorf("%s: %s: bucket %q does not exist (%s)", s, op, s.bucket, er.Message)
+	case er.StatusCode == http.StatusNotFound || er.Code == "NoSuchKey":
+		return fmt.Errorf("%s: %s: %w", s, op, store.ErrNotExist)
+	case er.StatusCode >= 500 || er.StatusCode == http.StatusTooManyRequests || er.StatusCode == http.StatusRequestTimeout ||
+		er.Code == "SlowDown" || er.Code == "Throttling" || er.Code == "ThrottlingException" ||
+		er.Code == "RequestTimeout" || er.Code == "RequestLimitExceeded" || er.Code == "InternalError":
+		return remote.Transient(fmt.Errorf("%s: %s: %s (HTTP %d)", s, op, er.Error(), er.StatusCode))
+	}
+	return fmt.Errorf("%s: %s: %s (HTTP %d %s)", s, op, er.Error(), er.StatusCode, er.Code)
+}
+
+// Get returns the whole value of key.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	return s.GetRange(ctx, key, store.All)
+}
+
+// GetRange returns the part of the value of key that r selects.
+func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	if _, _, err := r.Resolve(1 << 62); err != nil {
+		return nil, fmt.Errorf("%s: get %s: %w", s, key, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if r.Length == 0 {
+		if _, err := s.Stat(ctx, key); err != nil {
+			return nil, err
+		}
+		return []byte{}, nil
+	}
+	op := "get " + key
+	var opts minio.GetObjectOptions
+	if r != store.All {
+		op += " " + r.String()
+		opts.Set("Range", r.String())
+	}
+	var out []byte
+	err := s.do(ctx, func(ctx context.Context) error {
+		body, info, _, err := s.core.GetObject(ctx, s.bucket, s.object(key), opts)
+		if err != nil {
+			var er minio.ErrorResponse
+			if errors.As(err, &er) && (er.StatusCode == http.StatusRequestedRangeNotSatisfiable || er.Code == "InvalidRange") {
+				out = []byte{} // a range at or past the end, or of an empty object
+				return nil
+			}
+			return s.wrap(op, err)
+		}
+		defer body.Close()
+		b, err := readBody(body, info.Size)
+		if err != nil {
+			return s.wrap(op, err)
+		}
+		if !r.Suffix && r.Length > 0 && int64(len(b)) > r.Length {
+			b = b[:r.Length:r.Length]
+		}
+		out = b
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readBody reads a body of n bytes (n < 0: unknown); a body cut short is
+// io.ErrUnexpectedEOF.
+func readBody(r io.Reader, n int64) ([]byte, error) {
+	if n < 0 {
+		b, err := io.ReadAll(r)
+		if b == nil {
+			b = []byte{}
+		}
+		return b, err
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// Stat describes the object of key with a HEAD request.
+func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return store.Info{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return store.Info{}, err
+	}
+	var info store.Info
+	err := s.do(ctx, func(ctx context.Context) error {
+		oi, err := s.core.StatObject(ctx, s.bucket, s.object(key), minio.StatObjectOptions{})
+		if err != nil {
+			return s.wrap("stat "+key, err)
+		}
+		if strings.HasSuffix(oi.Key, "/") {
+			return fmt.Errorf("%s: stat %s: %w", s, key, store.ErrNotExist)
+		}
+		info = store.Info{Size: oi.Size, ModTime: oi.LastModified}
+		return nil
+	})
+	return info, err
+}
+
+// list returns the keys and common prefixes below the object prefix p,
+// relative to the store's prefix, reading every page.
+func (s *Store) list(ctx context.Context, op, p string, recursive bool) (keys, prefixes []string, err error) {
+	err = s.do(ctx, func(ctx context.Context) error {
+		keys, prefixes = nil, nil
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel() // stops the listing goroutine on an early return
+		for oi := range s.core.Client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{
+			Prefix: p, Recursive: recursive, MaxKeys: s.pageSize,
+		}) {
+			if oi.Err != nil {
+				return s.wrap(op, oi.Err)
+			}
+			rel, ok := strings.CutPrefix(oi.Key, s.prefix)
+			if !ok {
+				continue
+			}
+			if strings.HasSuffix(rel, "/") {
+				if !recursive {
+					prefixes = append(prefixes, rel)
+				}
+				continue // a common prefix, or a folder marker object
+			}
+			if store.ValidateKey(rel) == nil {
+				keys = append(keys, rel)
+			}
+		}
+		return nil
+	})
+	return keys, prefixes, err
+}
+
+// ListDir returns the names of the objects and common prefixes directly
+// under dir.
+func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error) {
+	if err := store.ValidateDir(dir); err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	p := s.prefix
+	if dir != "" {
+		p += dir + "/"
+	}
+	rk, rp, err := s.list(ctx, "list "+dir+"/", p, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys, prefixes = []string{}, []string{}
+	strip := strings.TrimPrefix(p, s.prefix)
+	for _, k := range rk {
+		if name := strings.TrimPrefix(k, strip); name != "" && !strings.Contains(name, "/") {
+			keys = append(keys, name)
+		}
+	}
+	for _, k := range rp {
+		name := strings.TrimSuffix(strings.TrimPrefix(k, strip), "/")
+		if name != "" && !strings.Contains(name, "/") && store.ValidateKey(name) == nil {
+			prefixes = append(prefixes, name)
+		}
+	}
+	slices.Sort(keys)
+	prefixes = slices.Compact(slices.Sorted(slices.Values(prefixes)))
+	return keys, prefixes, nil
+}
+
+// ListPrefix returns every key that starts with prefix.
+func (s *Store) ListPrefix(ctx context.Context, prefix string) ([]string, error) {
+	if err := store.ValidatePrefix(prefix); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	keys, _, err := s.list(ctx, "list "+prefix+"*", s.prefix+prefix, true)
+	if err != nil {
+		return nil, err
+	}
+	if keys == nil {
+		keys = []string{}
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// Set stores value under key with PutObject.
+func (s *Store) Set(ctx context.Context, key string, value []byte) error {
+	if err := store.ValidateKey(key); err != nil {
+		return err
+	}
+	if s.readOnly {
+		return fmt.Errorf("%s: set %s: %w", s, key, store.ErrReadOnly)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.do(ctx, func(ctx context.Context) error {
+		_, err := s.core.PutObject(ctx, s.bucket, s.object(key), bytes.NewReader(value), int64(len(value)), "", "",
+			minio.PutObjectOptions{ContentType: "application/octet-stream"})
+		if err != nil {
+			return s.wrap("set "+key, err)
+		}
+		return nil
+	})
+}
+
+// Delete removes the object of key; a missing one is not an error.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := store.ValidateKey(key); err != nil {
+		return err
+	}
+	if s.readOnly {
+		return fmt.Errorf("%s: delete %s: %w", s, key, store.ErrReadOnly)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.do(ctx, func(ctx context.Context) error {
+		err := s.core.RemoveObject(ctx, s.bucket, s.object(key), minio.RemoveObjectOptions{})
+		if err != nil {
+			if err := s.wrap("delete "+key, err); !errors.Is(err, store.ErrNotExist) {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Bucket returns the bucket name and Prefix the object prefix ("" or
+// ending in "/").
+func (s *Store) Bucket() string { return s.bucket }
+func (s *Store) Prefix() string { return s.prefix }
+
+// MakeBucket creates the store's bucket (for tests and for writing a new
+// hierarchy); an existing bucket owned by the caller is not an error.
+func (s *Store) MakeBucket(ctx context.Context) error {
+	return s.do(ctx, func(ctx context.Context) error {
+		err := s.core.MakeBucket(ctx, s.bucket, minio.MakeBucketOptions{})
+		if err != nil {
+			var er minio.ErrorResponse
+			if errors.As(err, &er) && er.Code == "BucketAlreadyOwnedByYou" {
+				return nil
+			}
+			return s.wrap("make bucket", err)
+		}
+		return nil
+	})
+}
