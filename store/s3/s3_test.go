@@ -219,7 +219,9 @@ func TestFaults(t *testing.T) {
 		}
 	})
 	t.Run("Slow", func(t *testing.T) {
-		p.SetFault(func(*nethttp.Request, int64) remotetest.Action { return remotetest.Action{Delay: 200 * time.Millisecond} })
+		p.SetFault(func(*nethttp.Request, int64) remotetest.Action {
+			return remotetest.Action{Delay: 200 * time.Millisecond}
+		})
 		defer p.SetFault(nil)
 		got, err := deadline.New(s, 2*time.Second).Get(ctx, "k")
 		if err != nil || !bytes.Equal(got, value) {

@@ -1,5 +1,6 @@
 // Package storeurl opens the store a command line names: a directory, a zip
-// archive, and (later) an http://, https:// or s3:// URL.
+// archive, an http:// or https:// URL or an s3://bucket/prefix URL (a URL
+// ending in .zip is a zip archive read with range requests).
 package storeurl
 
 import (
@@ -9,9 +10,11 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/dir"
+	"github.com/zarrfs/zarrfs/store/remote"
 	"github.com/zarrfs/zarrfs/store/zip"
 )
 
@@ -21,9 +24,45 @@ var ErrUnsupportedScheme = errors.New("unsupported store URL scheme")
 
 // Options configures Open.
 type Options struct {
-	// Writable opens a directory store for writing; without it Set and
-	// Delete fail with store.ErrReadOnly. Zip archives open read-only only.
+	// Writable opens a directory or S3 store for writing; without it Set
+	// and Delete fail with store.ErrReadOnly. Zip archives and HTTP stores
+	// open read-only only.
 	Writable bool
+
+	// Timeout bounds every request to a remote (HTTP or S3) store,
+	// retries included (package store/deadline); 0: DefaultTimeout, < 0:
+	// no bound.
+	Timeout time.Duration
+	// Concurrency bounds the requests in flight to a remote store (0: the
+	// store's default).
+	Concurrency int
+	// Retry says how remote stores retry transient failures.
+	Retry remote.Policy
+	// S3 configures s3:// stores; empty fields are taken from the
+	// environment (see S3Options).
+	S3 S3Options
+	// Getenv reads the environment; nil: os.Getenv.
+	Getenv func(string) string
+}
+
+// DefaultTimeout is the default bound on one remote request.
+const DefaultTimeout = 30 * time.Second
+
+// S3Options configures s3:// stores. Each empty field comes from the
+// environment as the AWS tools read it:
+//
+//	Endpoint   AWS_ENDPOINT_URL_S3, then AWS_ENDPOINT_URL (default: AWS)
+//	Region     AWS_REGION, then AWS_DEFAULT_REGION
+//	keys       AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN
+//
+// With no access key anywhere, the AWS shared credentials file is tried,
+// then anonymous access.
+type S3Options struct {
+	Endpoint  string
+	Region    string
+	PathStyle bool
+	// Anonymous sends unsigned requests, ignoring any credentials.
+	Anonymous bool
 }
 
 // Open opens the store spec names:
@@ -31,10 +70,14 @@ type Options struct {
 //   - a directory (or file:// URL of one): a directory store;
 //   - a regular file that is a zip archive, whatever its name: a zip
 //     store, with its root folder detected as package zip describes;
-//   - http://, https://, s3:// and any other scheme: an error matching
-//     ErrUnsupportedScheme.
+//   - an http:// or https:// URL: an HTTP store (read-only, no listing),
+//     or, when the path ends in .zip, a zip store over it;
+//   - an s3://bucket/prefix URL: an S3 store, or, when the prefix ends in
+//     .zip, a zip store over that object;
+//   - any other scheme: an error matching ErrUnsupportedScheme.
 //
-// The store returned implements io.Closer; close it when done.
+// Every request to a remote store is bounded by opts.Timeout. The store
+// returned implements io.Closer; close it when done.
 func Open(ctx context.Context, spec string, opts Options) (store.Store, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -44,8 +87,14 @@ func Open(ctx context.Context, spec string, opts Options) (store.Store, error) {
 	}
 	path := spec
 	if scheme, rest, ok := strings.Cut(spec, "://"); ok && isScheme(scheme) {
-		if !strings.EqualFold(scheme, "file") {
-			return nil, fmt.Errorf("open store %s: %w %q (http, https and s3 stores are not available yet; give a directory or a .zip file)",
+		switch strings.ToLower(scheme) {
+		case "http", "https":
+			return openHTTP(ctx, spec, opts)
+		case "s3":
+			return openS3(ctx, spec, opts)
+		case "file":
+		default:
+			return nil, fmt.Errorf("open store %s: %w %q (give a directory, a .zip file, an http(s):// or an s3:// URL)",
 				spec, ErrUnsupportedScheme, scheme)
 		}
 		u, err := url.Parse(spec)
