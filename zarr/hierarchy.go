@@ -428,7 +428,8 @@ func (h *Hierarchy) childNames(ctx context.Context, p string) ([]string, error) 
 	} else {
 		l, ok := h.st.(store.Lister)
 		if !ok {
-			return nil, codec.Unsupportedf("listing store %s (it has no consolidated metadata)", h.st)
+			return nil, codec.Unsupportedf("listing: %s cannot list its keys and the hierarchy has no consolidated metadata; "+
+				"open a node by its path (zarrfs ls/info/cat STORE PATH) or consolidate the metadata", h.st)
 		}
 		_, prefixes, err := l.ListDir(ctx, p)
 		if err != nil {

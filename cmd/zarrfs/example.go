@@ -87,7 +87,7 @@ var demoCommand = command{
 			if err := writeExample(ctx, storeDir); err != nil {
 				return err
 			}
-			o, err := openHierarchy(ctx, storeDir, mf.options())
+			o, err := openHierarchy(ctx, storeDir, nil, mf.options())
 			if err != nil {
 				return err
 			}

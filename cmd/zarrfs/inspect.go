@@ -21,9 +21,10 @@ var lsCommand = command{
 	name: "ls", args: "STORE [PATH]", nargs: [2]int{1, 2},
 	short:   "children of a node: kind, shape, dtype, codecs",
 	summary: "List the children of a group (or describe one array): kind, name, shape, data type, codecs.",
-	flags: func(*pflag.FlagSet) func(context.Context, *env, []string) error {
+	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
+		sf := storeFlagsFor(fl)
 		return func(ctx context.Context, e *env, args []string) error {
-			o, err := openHierarchy(ctx, args[0], zarr.Options{})
+			o, err := openHierarchy(ctx, args[0], sf, zarr.Options{})
 			if err != nil {
 				return err
 			}
@@ -117,9 +118,10 @@ var treeCommand = command{
 	name: "tree", args: "STORE", nargs: [2]int{1, 1},
 	short:   "the whole hierarchy",
 	summary: "Print the whole hierarchy.",
-	flags: func(*pflag.FlagSet) func(context.Context, *env, []string) error {
+	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
+		sf := storeFlagsFor(fl)
 		return func(ctx context.Context, e *env, args []string) error {
-			o, err := openHierarchy(ctx, args[0], zarr.Options{})
+			o, err := openHierarchy(ctx, args[0], sf, zarr.Options{})
 			if err != nil {
 				return err
 			}
@@ -179,8 +181,9 @@ var infoCommand = command{
 	summary: "Describe one node: format, shape, chunks, data type, codecs, fill value, attributes.",
 	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
 		asJSON := fl.Bool("json", false, "print JSON instead of text")
+		sf := storeFlagsFor(fl)
 		return func(ctx context.Context, e *env, args []string) error {
-			o, err := openHierarchy(ctx, args[0], zarr.Options{})
+			o, err := openHierarchy(ctx, args[0], sf, zarr.Options{})
 			if err != nil {
 				return err
 			}
@@ -211,9 +214,10 @@ var catCommand = command{
 	short: "exactly the bytes of MOUNT/PATH/data, to standard output",
 	summary: "Write the decoded contents of an array to standard output, exactly as MOUNT/PATH/data\n" +
 		"(for variable-length strings: the lines of MOUNT/PATH/data.txt).",
-	flags: func(*pflag.FlagSet) func(context.Context, *env, []string) error {
+	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
+		sf := storeFlagsFor(fl)
 		return func(ctx context.Context, e *env, args []string) error {
-			o, err := openHierarchy(ctx, args[0], zarr.Options{})
+			o, err := openHierarchy(ctx, args[0], sf, zarr.Options{})
 			if err != nil {
 				return err
 			}

@@ -89,7 +89,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  zarrfs %-32s %s\n", c.name+" "+c.args, c.short)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "STORE is a directory or a .zip file (or a URL where supported); PATH a node such as sub/temp.")
+	fmt.Fprintln(w, "STORE is a directory, a .zip file, an http(s):// URL or s3://bucket/prefix; PATH a node such as sub/temp.")
 	fmt.Fprintln(w, "Run zarrfs COMMAND -h for a command's flags.")
 }
 

@@ -92,13 +92,14 @@ var mountCommand = command{
 	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
 		var mf mountFlags
 		mf.register(fl)
+		sf := storeFlagsFor(fl)
 		return func(ctx context.Context, e *env, args []string) error {
 			logger, closeLog, err := mf.logger(e)
 			if err != nil {
 				return err
 			}
 			defer closeLog()
-			o, err := openHierarchy(ctx, args[0], mf.options())
+			o, err := openHierarchy(ctx, args[0], sf, mf.options())
 			if err != nil {
 				return err
 			}

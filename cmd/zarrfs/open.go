@@ -11,9 +11,10 @@ import (
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
-// openStore opens the store STORE names, read-only.
-func openStore(ctx context.Context, spec string) (store.Store, error) {
-	return storeurl.Open(ctx, spec, storeurl.Options{})
+// openStore opens the store STORE names, read-only, as the store flags
+// (nil: the defaults) say.
+func openStore(ctx context.Context, spec string, sf *storeFlags) (store.Store, error) {
+	return storeurl.Open(ctx, spec, sf.options())
 }
 
 // opened is an opened store and hierarchy.
@@ -24,8 +25,8 @@ type opened struct {
 }
 
 // openHierarchy opens the store STORE names and the hierarchy in it.
-func openHierarchy(ctx context.Context, spec string, opts zarr.Options) (*opened, error) {
-	st, err := openStore(ctx, spec)
+func openHierarchy(ctx context.Context, spec string, sf *storeFlags, opts zarr.Options) (*opened, error) {
+	st, err := openStore(ctx, spec, sf)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/zarrfs/zarrfs/store/remote"
+	"github.com/zarrfs/zarrfs/store/storeurl"
+)
+
+// storeFlags are the flags of the commands that open a store: how remote
+// (HTTP, S3) stores are reached.
+type storeFlags struct {
+	timeout     time.Duration
+	concurrency int
+	retries     int
+	s3          storeurl.S3Options
+}
+
+// storeFlagsFor registers the store flags on fl.
+func storeFlagsFor(fl *pflag.FlagSet) *storeFlags {
+	var s storeFlags
+	fl.DurationVar(&s.timeout, "store-timeout", storeurl.DefaultTimeout,
+		"longest wait for one request to a remote store, retries included; then the read fails (EIO) (0: no limit)")
+	fl.IntVar(&s.concurrency, "store-concurrency", 16, "most requests in flight to a remote store at once")
+	fl.IntVar(&s.retries, "store-retries", remote.DefaultAttempts-1,
+		"times a failed remote request is retried (connection errors, 5xx, throttling), with backoff")
+	fl.StringVar(&s.s3.Endpoint, "s3-endpoint", "", "S3 server URL, e.g. http://127.0.0.1:7070 (default: $AWS_ENDPOINT_URL, else AWS)")
+	fl.StringVar(&s.s3.Region, "s3-region", "", "S3 region (default: $AWS_REGION)")
+	fl.BoolVar(&s.s3.PathStyle, "s3-path-style", false, "address buckets as ENDPOINT/BUCKET rather than BUCKET.ENDPOINT")
+	fl.BoolVar(&s.s3.Anonymous, "s3-anonymous", false, "send unsigned S3 requests (public buckets), ignoring any credentials")
+	return &s
+}
+
+// options returns the storeurl options the flags ask for (nil s: the
+// defaults).
+func (s *storeFlags) options() storeurl.Options {
+	if s == nil {
+		return storeurl.Options{}
+	}
+	o := storeurl.Options{
+		Timeout:     s.timeout,
+		Concurrency: s.concurrency,
+		Retry:       remote.Policy{Attempts: max(s.retries, 0) + 1},
+		S3:          s.s3,
+	}
+	if o.Timeout == 0 {
+		o.Timeout = -1 // the flag's 0 is "no limit"; storeurl reads 0 as the default
+	}
+	return o
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	nethttp "net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zarrfs/zarrfs/store/remote/remotetest"
+	"github.com/zarrfs/zarrfs/store/s3"
+	"github.com/zarrfs/zarrfs/store/s3/s3test"
+)
+
+func TestStoreFlagsOptions(t *testing.T) {
+	var nilFlags *storeFlags
+	if o := nilFlags.options(); o.Timeout != 0 || o.Concurrency != 0 {
+		t.Errorf("nil flags: %+v", o)
+	}
+	s := storeFlags{timeout: 0, concurrency: 3, retries: 2}
+	if o := s.options(); o.Timeout >= 0 || o.Concurrency != 3 || o.Retry.Attempts != 3 {
+		t.Errorf("options = %+v; want no timeout, 3 requests, 3 attempts", o)
+	}
+}
+
+// serveDir serves a directory over HTTP and returns its URL.
+func serveDir(t *testing.T, dir string, fault remotetest.Fault) (string, *remotetest.Server) {
+	t.Helper()
+	srv := &remotetest.Server{Dir: dir, Fault: fault}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() { srv.Release(); ts.Close() })
+	return ts.URL, srv
+}
+
+func TestRemoteHTTP(t *testing.T) {
+	dir := exampleStore(t)
+	url, _ := serveDir(t, dir, nil)
+	_, want, _ := runCLI(t, "cat", dir, "temperature")
+	code, got, errOut := runCLI(t, "cat", url, "temperature")
+	if code != 0 || got != want || len(want) == 0 {
+		t.Errorf("cat over HTTP: status %d, %d bytes (want %d), stderr %q", code, len(got), len(want), errOut)
+	}
+	code, out, _ := runCLI(t, "info", url, "codecs/gzip")
+	if code != 0 || !strings.Contains(out, "int32") {
+		t.Errorf("info over HTTP: status %d:\n%s", code, out)
+	}
+	// No listing over HTTP, and this hierarchy has no consolidated metadata.
+	code, _, errOut = runCLI(t, "ls", url)
+	if code != 1 || !strings.Contains(errOut, "consolidated metadata") || !strings.Contains(errOut, url) {
+		t.Errorf("ls over HTTP without consolidated metadata: status %d, stderr %q", code, errOut)
+	}
+}
+
+func TestRemoteHTTPTimeout(t *testing.T) {
+	dir := exampleStore(t)
+	url, _ := serveDir(t, dir, func(r *nethttp.Request, _ int64) remotetest.Action {
+		if strings.Contains(r.URL.Path, "/c/") {
+			return remotetest.Action{Hang: true} // chunks only: metadata answers
+		}
+		return remotetest.Action{}
+	})
+	start := time.Now()
+	code, _, errOut := runCLI(t, "cat", "--store-timeout", "300ms", url, "temperature")
+	if code != 1 || !strings.Contains(errOut, "300ms") {
+		t.Errorf("cat from a hanging server: status %d, stderr %q", code, errOut)
+	}
+	if d := time.Since(start); d > 1300*time.Millisecond {
+		t.Errorf("cat from a hanging server took %v with --store-timeout 300ms", d)
+	}
+}
+
+func TestRemoteS3(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.MakeBucket("cli")
+	dir := exampleStore(t)
+	ctx := context.Background()
+	w, err := s3.New("cli", "ex.zarr", s3.Options{Endpoint: srv.Endpoint, AccessKey: s3test.AccessKey, SecretKey: s3test.SecretKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return w.Set(ctx, filepath.ToSlash(rel), b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range srv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:1") // the flag wins
+	_, want, _ := runCLI(t, "cat", dir, "temperature")
+	code, got, errOut := runCLI(t, "cat", "--s3-endpoint", srv.Endpoint, "s3://cli/ex.zarr", "temperature")
+	if code != 0 || got != want {
+		t.Errorf("cat from S3: status %d, %d bytes (want %d), stderr %q", code, len(got), len(want), errOut)
+	}
+	_, wantLs, _ := runCLI(t, "tree", dir)
+	code, gotLs, errOut := runCLI(t, "tree", "--s3-endpoint", srv.Endpoint, "s3://cli/ex.zarr")
+	if code != 0 || gotLs != wantLs {
+		t.Errorf("tree of S3: status %d, stderr %q:\n%s\nwant:\n%s", code, errOut, gotLs, wantLs)
+	}
+}
