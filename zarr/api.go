@@ -22,6 +22,9 @@ type Options struct {
 	// CacheSize bounds the decoded-chunk cache in bytes; 0 means
 	// DefaultCacheSize, a negative value disables caching.
 	CacheSize int64
+	// NoReadAhead turns off the read-ahead of sequential readers (and the
+	// dropping of the chunks they have passed from the cache).
+	NoReadAhead bool
 }
 
 // Hierarchy is an opened Zarr hierarchy: the store, its root node and the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -41,6 +42,10 @@ type arrayState struct {
 	// writes counts chunk writes, so that a chunk loaded while one was
 	// written is not cached.
 	writes atomic.Uint64
+	// behind holds the chunks recent sequential reads used, dropped from
+	// the cache once the reader is past them (dropBehind).
+	behindMu sync.Mutex
+	behind   []int64
 }
 
 var arrayIDs atomic.Uint64
@@ -421,8 +426,9 @@ func (a *Array) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 		}
 		copy(p[:n], buf[off-e0*item:])
 	}
-	if sequential {
+	if sequential && a.cache != nil && !a.cache.noReadAhead {
 		a.readAhead(e1, max(e1-e0, a.layout.chunkElems))
+		a.dropBehind(e0, e1, 8*(e1-e0))
 	}
 	if n < int64(len(p)) {
 		return int(n), io.EOF
@@ -434,6 +440,63 @@ func (a *Array) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 // near, not at, the end of the last read: the kernel's page-cache reads
 // are 128 KiB or more.
 const seqMinRead = 64 << 10
+
+// dropBehind remembers the chunks holding the elements [e0, e1) that a
+// sequential reader just read and drops from the cache those it
+// remembered that end more than slack elements before e0: the reader is
+// past them and the kernel keeps what it read in its page cache. Memory
+// then goes round between the chunks being decoded instead of filling the
+// cache with chunks nobody will ask for (fresh memory is slow to fault in).
+func (a *Array) dropBehind(e0, e1, slack int64) {
+	var touched []int64
+	last := int64(-1)
+	_ = a.runs(e0, e1, func(r run) error {
+		if r.chunk != last {
+			touched = append(touched, r.chunk)
+			last = r.chunk
+		}
+		return nil
+	})
+	var drop []int64
+	a.behindMu.Lock()
+	keep := a.behind[:0]
+	for _, c := range a.behind {
+		if a.chunkLastElem(c) < e0-slack {
+			drop = append(drop, c)
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	a.behind = keep
+	for _, c := range touched {
+		if !slices.Contains(a.behind, c) && len(a.behind) < maxBehind {
+			a.behind = append(a.behind, c)
+		}
+	}
+	a.behindMu.Unlock()
+	for _, c := range drop {
+		a.cache.drop(a.cacheKey(a.chunkKeyAt(c)))
+	}
+}
+
+// maxBehind bounds the chunks dropBehind remembers.
+const maxBehind = 4096
+
+// chunkLastElem returns the C-order index in the array of the last
+// element of chunk lin.
+func (a *Array) chunkLastElem(lin int64) int64 {
+	r := len(a.Shape)
+	idx := make([]int64, r)
+	for i := r - 1; i >= 0; i-- {
+		idx[i] = lin % a.layout.grid[i]
+		lin /= a.layout.grid[i]
+	}
+	var e int64
+	for i := range r {
+		e = e*a.Shape[i] + min((idx[i]+1)*a.ChunkShape[i], a.Shape[i]) - 1
+	}
+	return e
+}
 
 // readAheadTimeout bounds one read-ahead load.
 const readAheadTimeout = time.Minute

@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/dir"
 	"github.com/zarrfs/zarrfs/store/memory"
 )
 
@@ -119,4 +121,37 @@ func BenchmarkSequentialGzip(b *testing.B) {
 }
 func BenchmarkSequentialZstdNoCache(b *testing.B) {
 	benchSequential(b, &CodecSpec{Name: "zstd", Configuration: map[string]any{"level": 3}}, Options{CacheSize: -1})
+}
+
+// BenchmarkStore reads the array "arr" of the directory store named by
+// ZARRFS_BENCH_STORE (e.g. one that make bench generated) in 1 MiB reads,
+// as the mount does; with -cpuprofile it shows where a read's time goes.
+func BenchmarkStore(b *testing.B) {
+	path := os.Getenv("ZARRFS_BENCH_STORE")
+	if path == "" {
+		b.Skip("ZARRFS_BENCH_STORE is not set")
+	}
+	st, err := dir.Open(path, dir.Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	p := make([]byte, 1<<20)
+	for b.Loop() {
+		h, err := Open(ctx, st, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := h.Node(ctx, "arr")
+		if err != nil {
+			b.Fatal(err)
+		}
+		a := n.Array
+		b.SetBytes(a.Size())
+		for off := int64(0); off < a.Size(); off += int64(len(p)) {
+			if _, err := a.ReadAt(ctx, p, off); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }

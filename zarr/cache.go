@@ -55,6 +55,8 @@ type chunkCache struct {
 
 	// prefetch bounds the read-ahead loads running at once.
 	prefetch chan struct{}
+	// noReadAhead turns read-ahead and drop-behind off (Options.NoReadAhead).
+	noReadAhead bool
 }
 
 // timeoutMemory is how long a chunk whose load timed out fails at once.
@@ -219,6 +221,17 @@ func (c *chunkCache) remove(key string, written func()) {
 	}
 	delete(c.flights, key) // loads under way finish for their readers only
 	delete(c.timedOut, key)
+}
+
+// drop removes key from the cache, leaving loads under way alone: a
+// sequential reader has passed the chunk (the kernel's page cache keeps
+// what it read), so its memory is better spent on the chunks ahead.
+func (c *chunkCache) drop(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[key]; ok {
+		c.removeElement(e)
+	}
 }
 
 func (c *chunkCache) removeElement(e *list.Element) {

@@ -26,6 +26,7 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		size = DefaultCacheSize
 	}
 	h := &Hierarchy{st: st, cache: newChunkCache(size), nodes: map[string]*Node{}, prefetched: map[string][]byte{}}
+	h.cache.noReadAhead = opts.NoReadAhead
 	get := func(key string) ([]byte, bool, error) {
 		b, err := getDocument(ctx, st, key)
 		switch {
