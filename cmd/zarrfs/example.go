@@ -17,10 +17,15 @@ import (
 
 var exampleCommand = command{
 	name: "example", args: "DIR", nargs: [2]int{1, 1},
-	short:   "write the built-in example hierarchy to DIR",
-	summary: "Write the built-in example hierarchy to the directory DIR (created if missing; must be empty).",
-	flags: func(*pflag.FlagSet) func(context.Context, *env, []string) error {
+	short: "write the built-in example hierarchy to DIR",
+	summary: "Write the built-in example hierarchy to the directory DIR (created if missing; must be empty)\n" +
+		"or to an empty s3://bucket/prefix.",
+	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
+		sf := storeFlagsFor(fl)
 		return func(ctx context.Context, _ *env, args []string) error {
+			if strings.HasPrefix(strings.ToLower(args[0]), "s3://") {
+				return writeExampleS3(ctx, args[0], sf)
+			}
 			return writeExample(ctx, args[0])
 		}
 	},

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/remote"
 	"github.com/zarrfs/zarrfs/store/storeurl"
+	"github.com/zarrfs/zarrfs/zarr"
+	"github.com/zarrfs/zarrfs/zarr/example"
 )
 
 // storeFlags are the flags of the commands that open a store: how remote
@@ -49,4 +54,30 @@ func (s *storeFlags) options() storeurl.Options {
 		o.Timeout = -1 // the flag's 0 is "no limit"; storeurl reads 0 as the default
 	}
 	return o
+}
+
+// writeExampleS3 writes the example hierarchy into the empty S3 prefix
+// spec names.
+func writeExampleS3(ctx context.Context, spec string, sf *storeFlags) error {
+	o := sf.options()
+	o.Writable = true
+	st, err := storeurl.Open(ctx, spec, o)
+	if err != nil {
+		return err
+	}
+	defer closeStore(st)
+	w, ok := st.(zarr.WritableStore)
+	l, ok2 := st.(store.Lister)
+	if !ok || !ok2 {
+		return fmt.Errorf("example: %s cannot be written", st)
+	}
+	if keys, err := l.ListPrefix(ctx, ""); err != nil {
+		return fmt.Errorf("example: %w", err)
+	} else if len(keys) > 0 {
+		return fmt.Errorf("example: %s is not empty", st)
+	}
+	if err := example.Write(ctx, w); err != nil {
+		return fmt.Errorf("%s: %w", st, err)
+	}
+	return nil
 }

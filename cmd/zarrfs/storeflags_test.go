@@ -110,4 +110,18 @@ func TestRemoteS3(t *testing.T) {
 	if code != 0 || gotLs != wantLs {
 		t.Errorf("tree of S3: status %d, stderr %q:\n%s\nwant:\n%s", code, errOut, gotLs, wantLs)
 	}
+	// zarrfs writes the example through the S3 store; it reads back the same.
+	if code, _, errOut := runCLI(t, "example", "--s3-endpoint", srv.Endpoint, "s3://cli/new.zarr"); code != 0 {
+		t.Fatalf("example to S3: status %d, stderr %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(srv.Dir, "cli", "new.zarr", "temperature", "zarr.json")); err != nil {
+		t.Errorf("example to S3: %v", err)
+	}
+	code, got, errOut = runCLI(t, "cat", "--s3-endpoint", srv.Endpoint, "s3://cli/new.zarr", "temperature")
+	if code != 0 || got != want {
+		t.Errorf("cat of the example written to S3: status %d, %d bytes (want %d), stderr %q", code, len(got), len(want), errOut)
+	}
+	if code, _, errOut := runCLI(t, "example", "--s3-endpoint", srv.Endpoint, "s3://cli/new.zarr"); code != 1 || !strings.Contains(errOut, "not empty") {
+		t.Errorf("example to a non-empty prefix: status %d, stderr %q", code, errOut)
+	}
 }
