@@ -1,0 +1,231 @@
+package zarr
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/memory"
+)
+
+// readPathArrays are the arrays of TestReadPathByteForByte: written with
+// random bytes, some chunks left missing (fill value).
+var readPathArrays = []struct {
+	name string
+	meta ArrayMeta
+}{
+	{"rows-gzip", ArrayMeta{Format: FormatV3, Shape: []int64{512, 256}, ChunkShape: []int64{64, 256}, DataType: "uint32", FillValue: 7,
+		Codecs: []CodecSpec{{Name: "bytes", Configuration: map[string]any{"endian": "little"}}, {Name: "gzip", Configuration: map[string]any{"level": 1}}}}},
+	// C-order rows cross several chunks; the last chunks overhang.
+	{"tiles", ArrayMeta{Format: FormatV3, Shape: []int64{300, 500}, ChunkShape: []int64{64, 128}, DataType: "uint16", FillValue: 1}},
+	{"sharded", ArrayMeta{Format: FormatV3, Shape: []int64{256, 384}, ChunkShape: []int64{64, 128}, DataType: "float32", FillValue: 0,
+		Codecs: []CodecSpec{shardingSpec([]int64{16, 32})}}},
+	{"v2-F", ArrayMeta{Format: FormatV2, Shape: []int64{200, 300}, ChunkShape: []int64{50, 64}, DataType: "<i8", FillValue: 3, Order: "F"}},
+}
+
+// readPathOptions are the read paths every array is read through: cache
+// and read-ahead on, off and with a tiny cache.
+var readPathOptions = []struct {
+	name string
+	opts Options
+}{
+	{"default", Options{}},
+	{"no-cache", Options{CacheSize: -1}},
+	{"tiny-cache", Options{CacheSize: 4096}},
+	{"two-chunk-cache", Options{CacheSize: 160 << 10}},
+	{"no-read-ahead", Options{NoReadAhead: true}},
+}
+
+// TestReadPathByteForByte reads arrays sequentially (in reads of many
+// sizes, in order and a little out of order as the kernel's concurrent
+// read-ahead sends them), at random and with concurrent readers through
+// every read path, and compares every byte with what was written.
+func TestReadPathByteForByte(t *testing.T) {
+	ctx := context.Background()
+	for _, ar := range readPathArrays {
+		mem := memory.New()
+		root := GroupMeta{Format: ar.meta.Format}
+		if err := CreateGroup(ctx, mem, "", root); err != nil {
+			t.Fatal(err)
+		}
+		w, err := CreateArray(ctx, mem, "a", ar.meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		want := make([]byte, w.Size())
+		for i := range want {
+			want[i] = byte(rng.IntN(256))
+		}
+		// Everything but the last rows, so that some chunks are missing.
+		rows := ar.meta.Shape[0] - ar.meta.ChunkShape[0]
+		rowBytes := w.Size() / ar.meta.Shape[0]
+		if _, err := w.WriteAt(ctx, want[:rows*rowBytes], 0); err != nil {
+			t.Fatal(err)
+		}
+		copy(want[rows*rowBytes:], refFill(int((w.Size()-rows*rowBytes)/int64(len(w.fill))), w.fill))
+		for _, o := range readPathOptions {
+			t.Run(ar.name+"/"+o.name, func(t *testing.T) {
+				h, err := Open(ctx, mem, o.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, err := h.Node(ctx, "a")
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkReadPath(t, n.Array, want, rng)
+			})
+		}
+	}
+}
+
+func checkReadPath(t *testing.T, a *Array, want []byte, rng *rand.Rand) {
+	ctx := context.Background()
+	size := int64(len(want))
+	check := func(what string, off, k int64) {
+		t.Helper()
+		p := make([]byte, k)
+		m, err := a.ReadAt(ctx, p, off)
+		if err != nil && !(off+k > size && m == int(size-off)) {
+			t.Fatalf("%s: ReadAt(%d bytes at %d): %d, %v", what, k, off, m, err)
+		}
+		if !bytes.Equal(p[:m], want[off:off+int64(m)]) {
+			t.Fatalf("%s: ReadAt(%d bytes at %d) differs", what, k, off)
+		}
+	}
+	// Sequential, in reads of several sizes (odd ones cut elements).
+	for _, step := range []int64{4096, 64 << 10, 100003, 128 << 10} {
+		for off := int64(0); off < size; off += step {
+			check(fmt.Sprintf("sequential by %d", step), off, min(step, size-off))
+		}
+	}
+	// Sequential in 64 KiB reads, each pair swapped (out of order).
+	const r = 64 << 10
+	for off := int64(0); off < size; off += 2 * r {
+		if off+r < size {
+			check("swapped pairs", off+r, min(r, size-off-r))
+		}
+		check("swapped pairs", off, min(r, size-off))
+	}
+	// At random.
+	for range 200 {
+		off := rng.Int64N(size)
+		check("random", off, min(rng.Int64N(200<<10)+1, size-off))
+	}
+	// Concurrent sequential readers, started at different places.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var bad string
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := make([]byte, 128<<10)
+			for off := int64(i) * size / 4; off < size; off += int64(len(p)) {
+				m, err := a.ReadAt(ctx, p, off)
+				if (err != nil && m != int(size-off)) || !bytes.Equal(p[:m], want[off:off+int64(m)]) {
+					mu.Lock()
+					bad = fmt.Sprintf("reader %d at %d: %d bytes, %v", i, off, m, err)
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if bad != "" {
+		t.Fatal("concurrent: " + bad)
+	}
+	// The whole array in one read.
+	check("whole", 0, size)
+}
+
+// slowStore makes every Get wait, so that concurrent readers overlap, and
+// counts the Gets of each key.
+type slowStore struct {
+	store.Store
+	delay time.Duration
+	mu    sync.Mutex
+	gets  map[string]int
+}
+
+func (s *slowStore) Get(ctx context.Context, key string) ([]byte, error) {
+	s.mu.Lock()
+	s.gets[key]++
+	s.mu.Unlock()
+	time.Sleep(s.delay)
+	return s.Store.Get(ctx, key)
+}
+
+// TestConcurrentReadersOneDecode: many readers asking for the same chunk
+// at once, some of them sequential (so that read-ahead runs too), cause
+// one load and one decode of it.
+func TestConcurrentReadersOneDecode(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{4 << 10}, ChunkShape: []int64{1 << 10}, DataType: "float64", FillValue: 0,
+		Codecs: []CodecSpec{{Name: "bytes", Configuration: map[string]any{"endian": "little"}}, {Name: "zstd", Configuration: map[string]any{"level": 1}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteAt(ctx, bytes.Repeat([]byte{1, 2, 3, 4, 5, 6, 7, 8}, 4<<10), 0); err != nil {
+		t.Fatal(err)
+	}
+	st := &slowStore{Store: mem, delay: 50 * time.Millisecond, gets: map[string]int{}}
+	h, err := Open(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := h.Node(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed atomic.Int32
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			// Every reader reads inside chunk 0; odd ones twice in a
+			// row, which makes them sequential and starts read-ahead of
+			// chunks 1 and 2.
+			p := make([]byte, 512)
+			off := int64(i%8) * 512
+			if _, err := n.Array.ReadAt(ctx, p, off); err != nil {
+				failed.Add(1)
+			}
+			if i%2 == 1 {
+				if _, err := n.Array.ReadAt(ctx, p, off+512); err != nil {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if failed.Load() != 0 {
+		t.Fatalf("%d reads failed", failed.Load())
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if got := st.gets["a/c/0"]; got != 1 {
+		t.Errorf("chunk 0 loaded and decoded %d times by 32 concurrent readers, want 1", got)
+	}
+	for key, k := range st.gets {
+		if k > 1 {
+			t.Errorf("chunk %s loaded %d times", key, k)
+		}
+	}
+}
