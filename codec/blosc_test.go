@@ -205,6 +205,9 @@ func FuzzBloscDecode(f *testing.F) {
 		}
 		f.Add(enc, n)
 	}
+	for _, b := range hostileSeeds(f, "blosc") {
+		f.Add(b, 8192)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, size int) {
 		if size > 1<<20 {
 			size = -1

@@ -262,6 +262,9 @@ func fuzzBytesToBytes(f *testing.F, c BytesToBytes) {
 		}
 		f.Add(enc, n)
 	}
+	for _, b := range hostileSeeds(f, "") {
+		f.Add(b, 8192)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, size int) {
 		if size > 1<<20 {
 			size = 1 << 20

@@ -383,6 +383,9 @@ func FuzzCategorizeDecode(f *testing.F) {
 // never panics and returns the size asked for.
 func fuzzFilterDecode(f *testing.F, c BytesToBytes) {
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8}, -1)
+	for _, b := range hostileSeeds(f, "raw-") {
+		f.Add(b, 8192)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, size int) {
 		if size > 1<<20 || size < -1 {
 			size = -1

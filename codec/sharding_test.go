@@ -675,6 +675,9 @@ func FuzzShardIndex(f *testing.F) {
 		f.Add(uint8(i), enc)
 	}
 	f.Add(uint8(0), slices.Concat([]byte{1, 1, 1, 1}, shardIndexBytes(false, 0, 4, m64, m64, 2, 4, m64-1, 2)))
+	for _, b := range hostileSeeds(f, "shard-") {
+		f.Add(uint8(2), b)
+	}
 	f.Fuzz(func(t *testing.T, which uint8, shard []byte) {
 		s := codecs[int(which)%len(codecs)]
 		whole, err := s.Decode(shard, spec)

@@ -42,6 +42,9 @@ func TestSplitVlen(t *testing.T) {
 
 func FuzzSplitVlen(f *testing.F) {
 	f.Add(vlenLayout([]string{"a", "bc"}), 2)
+	for _, b := range hostileSeeds(f, "vlen-") {
+		f.Add(b, 64)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, n int) {
 		elems, err := splitVlen("fuzz", data, n)
 		if err != nil {
@@ -147,6 +150,9 @@ func TestVlenErrors(t *testing.T) {
 
 func FuzzVlenDecode(f *testing.F) {
 	f.Add(vlenLayout([]string{"a", "bc"}), 2)
+	for _, b := range hostileSeeds(f, "vlen-") {
+		f.Add(b, 64)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, n int) {
 		if n < 0 || n > 1<<20 {
 			return

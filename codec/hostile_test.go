@@ -1,0 +1,530 @@
+package codec
+
+import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Hostile chunks live in testdata/hostile, one file per case, all for a
+// chunk of 64×64 int16 (8192 bytes) — or, for "vlen-" files, 64 strings.
+// The part of the name before the first "-" names the codec chain
+// (hostileChains); every case must fail with the error in hostileChunks.
+// The cases too large to keep (bombs inflating to a gigabyte) are built at
+// test time (hostileGenerated). ZARRFS_WRITE_HOSTILE=1 go test -run
+// TestWriteHostileChunks ./codec rewrites the files.
+
+var hostileSpec = ArraySpec{Shape: []int{64, 64}, DataType: DataType{"int16", 2}, FillValue: []byte{0, 0}}
+
+var hostileVlenSpec = ArraySpec{Shape: []int{64}, DataType: DataType{"string", 0}}
+
+const (
+	hostileBytes  = `{"name": "bytes", "configuration": {"endian": "little"}}`
+	hostileShard  = `{"name": "sharding_indexed", "configuration": {"chunk_shape": [32, 32], "codecs": [` + hostileBytes + `], "index_codecs": [` + hostileBytes + `, {"name": "crc32c"}], "index_location": "end"}}`
+	hostileBlosc  = `{"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 2, "blocksize": 0}}`
+	hostileBloscZ = `{"name": "blosc", "configuration": {"cname": "zstd", "clevel": 5, "shuffle": "shuffle", "typesize": 2, "blocksize": 0}}`
+)
+
+// hostileChains maps a name prefix to its v3 codec list.
+var hostileChains = map[string]string{
+	"raw":    `[` + hostileBytes + `]`,
+	"gzip":   `[` + hostileBytes + `, {"name": "gzip", "configuration": {"level": 5}}]`,
+	"zlib":   `[` + hostileBytes + `, {"name": "zlib", "configuration": {"level": 5}}]`,
+	"zstd":   `[` + hostileBytes + `, {"name": "zstd", "configuration": {"level": 3, "checksum": true}}]`,
+	"blosc":  `[` + hostileBytes + `, ` + hostileBlosc + `]`,
+	"bloscz": `[` + hostileBytes + `, ` + hostileBloscZ + `]`,
+	"lz4":    `[` + hostileBytes + `, {"name": "numcodecs.lz4", "configuration": {"acceleration": 1}}]`,
+	"crc32c": `[` + hostileBytes + `, {"name": "crc32c"}]`,
+	"shard":  `[` + hostileShard + `]`,
+	"vlen":   `[{"name": "vlen-utf8"}]`,
+	"vlenz":  `[{"name": "vlen-utf8"}, {"name": "gzip", "configuration": {"level": 5}}]`,
+	"vlenzs": `[{"name": "vlen-utf8"}, {"name": "zstd", "configuration": {"level": 3}}]`,
+}
+
+// hostileChunks maps every file of testdata/hostile to words of the
+// *CorruptError it must give (which matches ErrCorrupt: EIO at the mount),
+// or after "unsupported: " words of an error matching ErrUnsupported
+// (EOPNOTSUPP).
+var hostileChunks = map[string]string{
+	"raw-truncated-1.bin":    "decoded 8191 bytes, want 8192",
+	"raw-truncated-half.bin": "decoded 4096 bytes, want 8192",
+	"raw-one-too-long.bin":   "decoded 8193 bytes, want 8192",
+	"raw-empty.bin":          "decoded 0 bytes, want 8192",
+
+	"gzip-truncated-1.bin":    "gzip",
+	"gzip-truncated-half.bin": "gzip",
+	"gzip-one-too-long.bin":   "gzip",
+	"gzip-garbage.bin":        "gzip",
+	"gzip-decodes-short.bin":  "decoded 8190 bytes, want 8192",
+	"gzip-decodes-long.bin":   "decodes to more than 8192 bytes",
+	"gzip-bad-crc.bin":        "checksum",
+
+	"zlib-truncated-1.bin": "zlib",
+	"zlib-garbage.bin":     "zlib",
+
+	"zstd-truncated-1.bin":    "zstd",
+	"zstd-truncated-half.bin": "zstd",
+	"zstd-one-too-long.bin":   "zstd",
+	"zstd-garbage.bin":        "zstd",
+	"zstd-frame-4GiB.bin":     "frame declares 4294967296 bytes, want 8192",
+	"zstd-no-size-long.bin":   "zstd",
+	"zstd-bad-checksum.bin":   "zstd",
+
+	"blosc-header-2GiB.bin":     "blosc",
+	"blosc-truncated-1.bin":     "blosc",
+	"blosc-truncated-half.bin":  "blosc",
+	"blosc-one-too-long.bin":    "blosc",
+	"blosc-garbage.bin":         "blosc",
+	"blosc-version-unknown.bin": "unsupported: chunk format version 69",
+	"blosc-blocksize-huge.bin":  "blosc",
+	"bloscz-frame-4GiB.bin":     "blosc",
+
+	"lz4-header-2GiB.bin": "lz4",
+	"lz4-truncated-1.bin": "lz4",
+	"lz4-garbage.bin":     "lz4",
+
+	"crc32c-mismatch.bin":     "crc32c",
+	"crc32c-data-flipped.bin": "crc32c",
+	"crc32c-too-short.bin":    "crc32c",
+
+	"shard-offset-past-end.bin":    "sharding_indexed",
+	"shard-offset-into-index.bin":  "sharding_indexed",
+	"shard-offset-overflow.bin":    "sharding_indexed",
+	"shard-nbytes-overflow.bin":    "sharding_indexed",
+	"shard-index-crc.bin":          "crc32c",
+	"shard-truncated-1.bin":        "",
+	"shard-shorter-than-index.bin": "sharding_indexed",
+
+	"vlen-count-huge.bin":   "vlen",
+	"vlen-length-huge.bin":  "vlen",
+	"vlen-truncated.bin":    "vlen",
+	"vlenz-garbage.bin":     "gzip",
+	"vlenzs-frame-4GiB.bin": "zstd",
+}
+
+// hostileGenerated lists the cases built at test time, too large to keep.
+var hostileGenerated = map[string]string{
+	"gzip-bomb-1GiB": "decodes to more than 8192 bytes",
+	"zlib-bomb-1GiB": "decodes to more than 8192 bytes",
+}
+
+// hostileData is the valid content of the hostile chunks.
+func hostileData() []byte { return testData(8192, 11) }
+
+func hostilePipeline(t testing.TB, name string) *Pipeline {
+	t.Helper()
+	prefix, _, _ := strings.Cut(name, "-")
+	chain, ok := hostileChains[prefix]
+	if !ok {
+		t.Fatalf("%s: no codec chain for prefix %q", name, prefix)
+	}
+	codecs, err := ParseCodecList([]byte(chain))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	spec := hostileSpec
+	if strings.HasPrefix(prefix, "vlen") {
+		spec = hostileVlenSpec
+	}
+	p, err := NewPipeline(codecs, spec)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return p
+}
+
+var (
+	bombOnce sync.Once
+	bombs    map[string][]byte
+)
+
+// hostileBombs returns a gzip and a zlib stream of 1 GiB of zeros (about
+// 1 MiB each), built once.
+func hostileBombs(t testing.TB) map[string][]byte {
+	bombOnce.Do(func() {
+		zeros := make([]byte, 1<<20)
+		var gz, zl bytes.Buffer
+		gw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+		for range 1024 {
+			gw.Write(zeros)
+		}
+		gw.Close()
+		zw, _ := zlib.NewWriterLevel(&zl, zlib.BestSpeed)
+		for range 1024 {
+			zw.Write(zeros)
+		}
+		zw.Close()
+		bombs = map[string][]byte{"gzip-bomb-1GiB": gz.Bytes(), "zlib-bomb-1GiB": zl.Bytes()}
+	})
+	return bombs
+}
+
+// hostileCases returns every hostile chunk by name.
+func hostileCases(t testing.TB) map[string][]byte {
+	t.Helper()
+	dir := filepath.Join("testdata", "hostile")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = b
+	}
+	return out
+}
+
+func TestHostileChunks(t *testing.T) {
+	cases := hostileCases(t)
+	for name := range hostileChunks {
+		if _, ok := cases[name]; !ok {
+			t.Errorf("hostileChunks names %s, which is not in testdata/hostile", name)
+		}
+	}
+	for name, b := range hostileBombs(t) {
+		cases[name] = b
+	}
+	names := make([]string, 0, len(cases))
+	for n := range cases {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		want, ok := hostileChunks[name]
+		if !ok {
+			if want, ok = hostileGenerated[name]; !ok {
+				t.Errorf("%s: no expected error in hostileChunks", name)
+				continue
+			}
+		}
+		t.Run(name, func(t *testing.T) {
+			p := hostilePipeline(t, name)
+			out, err := p.Decode(cases[name])
+			if err == nil {
+				t.Fatalf("decoded %d bytes, want an error", len(out))
+			}
+			if w, ok := strings.CutPrefix(want, "unsupported: "); ok {
+				if !errors.Is(err, ErrUnsupported) || errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q (%T), want one matching ErrUnsupported containing %q", err, err, w)
+				}
+				return
+			}
+			var ce *CorruptError
+			if !errors.Is(err, ErrCorrupt) || !errors.As(err, &ce) || !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q (%T), want a *CorruptError containing %q", err, err, want)
+			}
+		})
+	}
+}
+
+// TestHostileChunkAllocs decodes every hostile chunk through the real
+// pipeline and checks what the decode allocates: at most twice the
+// expected chunk size plus 1 MiB. (Vlen chunks have no expected size:
+// their bound is twice the stored chunk plus 1 MiB.)
+func TestHostileChunkAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation measurement in -short mode")
+	}
+	cases := hostileCases(t)
+	for name, b := range hostileBombs(t) {
+		cases[name] = b
+	}
+	// Warm the pools and one-time state (decoders, tables) with valid
+	// chunks first: what is measured is the decode itself.
+	for prefix := range hostileChains {
+		p := hostilePipeline(t, prefix+"-")
+		data := hostileData()
+		if strings.HasPrefix(prefix, "vlen") {
+			data = vlenOf(64)
+		}
+		enc, err := p.Encode(data)
+		if err != nil {
+			t.Fatalf("%s: encode: %v", prefix, err)
+		}
+		if _, err := p.Decode(enc); err != nil {
+			t.Fatalf("%s: decode of a valid chunk: %v", prefix, err)
+		}
+	}
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	names := make([]string, 0, len(cases))
+	for n := range cases {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var worst string
+	var worstRatio float64
+	for _, name := range names {
+		p := hostilePipeline(t, name)
+		in := cases[name]
+		limit := uint64(2*hostileSpec.ByteSize() + 1<<20)
+		if strings.HasPrefix(name, "vlen") {
+			limit = uint64(2*len(in) + 1<<20)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := p.Decode(in)
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Errorf("%s: decoded without an error", name)
+		}
+		got := after.TotalAlloc - before.TotalAlloc
+		if got > limit {
+			t.Errorf("%s: decode allocated %d bytes, more than %d", name, got, limit)
+		}
+		if r := float64(got) / float64(limit); r > worstRatio {
+			worst, worstRatio = name, r
+		}
+	}
+	t.Logf("%d hostile chunks; the most allocating is %s at %.0f%% of its bound", len(names), worst, 100*worstRatio)
+}
+
+// vlenOf returns a vlen-encoded chunk of n short strings.
+func vlenOf(n int) []byte {
+	out := binary.LittleEndian.AppendUint32(nil, uint32(n))
+	for i := range n {
+		s := strings.Repeat("x", i%7)
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(s)))
+		out = append(out, s...)
+	}
+	return out
+}
+
+// hostileSeeds returns the hostile chunks whose names start with prefix
+// (all of them for ""), for fuzz corpora.
+func hostileSeeds(f *testing.F, prefix string) [][]byte {
+	f.Helper()
+	cases := hostileCases(f)
+	names := make([]string, 0, len(cases))
+	for n := range cases {
+		if strings.HasPrefix(n, prefix) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	out := make([][]byte, len(names))
+	for i, n := range names {
+		out[i] = cases[n]
+	}
+	return out
+}
+
+// TestWriteHostileChunks rewrites testdata/hostile from the valid
+// encodings of hostileData. It runs only with ZARRFS_WRITE_HOSTILE=1.
+func TestWriteHostileChunks(t *testing.T) {
+	if os.Getenv("ZARRFS_WRITE_HOSTILE") != "1" {
+		t.Skip("set ZARRFS_WRITE_HOSTILE=1 to rewrite testdata/hostile")
+	}
+	data := hostileData()
+	rng := rand.New(rand.NewPCG(3, 4))
+	garbage := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		return b
+	}
+	enc := func(prefix string, d []byte) []byte {
+		p := hostilePipeline(t, prefix+"-")
+		b, err := p.Encode(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	encBB := func(c BytesToBytes, d []byte) []byte {
+		b, err := c.Encode(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	files := map[string][]byte{}
+	cut := func(prefix string, b []byte) {
+		files[prefix+"-truncated-1.bin"] = b[:len(b)-1]
+		files[prefix+"-truncated-half.bin"] = b[:len(b)/2]
+		files[prefix+"-one-too-long.bin"] = append(bytes.Clone(b), 0)
+	}
+	cut("raw", data)
+	files["raw-empty.bin"] = []byte{}
+
+	gz := enc("gzip", data)
+	cut("gzip", gz)
+	files["gzip-garbage.bin"] = garbage(1000)
+	files["gzip-decodes-short.bin"] = encBB(Gzip{Level: 5}, data[:8190])
+	files["gzip-decodes-long.bin"] = encBB(Gzip{Level: 5}, append(bytes.Clone(data), 1, 2))
+	badCRC := bytes.Clone(gz)
+	badCRC[len(badCRC)-6] ^= 0xff // the CRC-32 of the gzip trailer
+	files["gzip-bad-crc.bin"] = badCRC
+
+	zl := enc("zlib", data)
+	files["zlib-truncated-1.bin"] = zl[:len(zl)-1]
+	files["zlib-garbage.bin"] = garbage(1000)
+
+	zs := enc("zstd", data)
+	cut("zstd", zs)
+	files["zstd-garbage.bin"] = append([]byte{0x28, 0xb5, 0x2f, 0xfd}, garbage(1000)...)
+	files["zstd-frame-4GiB.bin"] = zstdFrameDeclaring(4 << 30)
+	// A frame without a content size that decodes to twice the chunk.
+	var zbuf bytes.Buffer
+	zw, err := zstd.NewWriter(&zbuf, zstd.WithEncoderCRC(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(append(bytes.Clone(data), data...))
+	zw.Close()
+	files["zstd-no-size-long.bin"] = zbuf.Bytes()
+	zbad := bytes.Clone(zs)
+	zbad[len(zbad)-1] ^= 0xff
+	files["zstd-bad-checksum.bin"] = zbad
+
+	bl := enc("blosc", data)
+	cut("blosc", bl)
+	files["blosc-garbage.bin"] = append([]byte{2, 1}, garbage(1000)...)
+	files["blosc-version-unknown.bin"] = append([]byte{69}, bl[1:]...)
+	files["blosc-header-2GiB.bin"] = append(bloscHeader(2<<30, 1<<16, 16+64), garbage(64)...)
+	huge := bytes.Clone(bl)
+	binary.LittleEndian.PutUint32(huge[8:], 1<<31) // blocksize
+	files["blosc-blocksize-huge.bin"] = huge
+	// Blosc around a zstd stream that claims 4 GiB: a memcpy-less chunk
+	// of one block whose only stream is a zstd frame declaring 4 GiB.
+	frame := zstdFrameDeclaring(4 << 30)
+	bz := bloscHeader(8192, 8192, uint32(16+4+4+len(frame)))
+	bz[2] = 0x01 | 4<<5 // byte shuffle, zstd
+	bz = binary.LittleEndian.AppendUint32(bz, 16+4)
+	bz = binary.LittleEndian.AppendUint32(bz, uint32(len(frame)))
+	files["bloscz-frame-4GiB.bin"] = append(bz, frame...)
+
+	lz := enc("lz4", data)
+	files["lz4-truncated-1.bin"] = lz[:len(lz)-1]
+	files["lz4-garbage.bin"] = garbage(1000)
+	files["lz4-header-2GiB.bin"] = append([]byte{0, 0, 0, 0x80}, garbage(100)...)
+
+	cr := enc("crc32c", data)
+	bad := bytes.Clone(cr)
+	bad[len(bad)-1] ^= 1
+	files["crc32c-mismatch.bin"] = bad
+	bad = bytes.Clone(cr)
+	bad[100] ^= 1
+	files["crc32c-data-flipped.bin"] = bad
+	files["crc32c-too-short.bin"] = cr[:3]
+
+	// Shards: four inner chunks of 32×32 (2048 bytes each), then the
+	// index (4 × offset, nbytes) and its crc32c.
+	sh := enc("shard", data)
+	idxOff := len(sh) - 4*16 - 4
+	withEntry := func(i int, off, n uint64) []byte {
+		b := bytes.Clone(sh)
+		binary.LittleEndian.PutUint64(b[idxOff+16*i:], off)
+		binary.LittleEndian.PutUint64(b[idxOff+16*i+8:], n)
+		binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[idxOff:len(b)-4], crc32.MakeTable(crc32.Castagnoli)))
+		return b
+	}
+	files["shard-offset-past-end.bin"] = withEntry(1, uint64(len(sh)), 2048)
+	files["shard-offset-into-index.bin"] = withEntry(2, uint64(idxOff), 2048)
+	files["shard-offset-overflow.bin"] = withEntry(0, 1<<64-16, 2048)
+	files["shard-nbytes-overflow.bin"] = withEntry(3, 16, 1<<63)
+	bad = bytes.Clone(sh)
+	bad[len(bad)-1] ^= 1
+	files["shard-index-crc.bin"] = bad
+	files["shard-truncated-1.bin"] = sh[:len(sh)-1]
+	files["shard-shorter-than-index.bin"] = sh[len(sh)-40:]
+
+	files["vlen-count-huge.bin"] = []byte{0xff, 0xff, 0xff, 0x7f, 1, 0, 0, 0, 'a'}
+	vl := vlenOf(64)
+	bad = bytes.Clone(vl)
+	binary.LittleEndian.PutUint32(bad[4+4*10:], 0x7fffffff) // a length (of an early element)
+	files["vlen-length-huge.bin"] = bad[:len(bad)-len(bad)/3]
+	files["vlen-truncated.bin"] = vl[:len(vl)-1]
+	files["vlenz-garbage.bin"] = garbage(500)
+	files["vlenzs-frame-4GiB.bin"] = zstdFrameDeclaring(4 << 30)
+
+	dir := filepath.Join("testdata", "hostile")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// zstdFrameDeclaring returns a zstd frame whose header declares size bytes
+// of content, followed by one empty raw block.
+func zstdFrameDeclaring(size uint64) []byte {
+	b := []byte{0x28, 0xb5, 0x2f, 0xfd, 0xe0} // magic; FCS 8 bytes, single segment
+	b = binary.LittleEndian.AppendUint64(b, size)
+	return append(b, 0x01, 0x00, 0x00) // last block, raw, 0 bytes
+}
+
+// bloscHeader returns a Blosc1 header (version 2, lz4, byte shuffle, 2-byte
+// items) claiming nbytes of content in blocks of blocksize, cbytes stored.
+func bloscHeader(nbytes, blocksize, cbytes uint32) []byte {
+	b := []byte{2, 1, 0x01 | 1<<5, 2}
+	b = binary.LittleEndian.AppendUint32(b, nbytes)
+	b = binary.LittleEndian.AppendUint32(b, blocksize)
+	return binary.LittleEndian.AppendUint32(b, cbytes)
+}
+
+// FuzzPipelineDecode decodes arbitrary chunks through each codec chain of
+// hostileChains, built by the registry as the engine builds them: no
+// panic, only ErrCorrupt or ErrUnsupported, and the size the chunk must
+// have.
+func FuzzPipelineDecode(f *testing.F) {
+	prefixes := make([]string, 0, len(hostileChains))
+	for p := range hostileChains {
+		prefixes = append(prefixes, p)
+	}
+	sort.Strings(prefixes)
+	pipes := make([]*Pipeline, len(prefixes))
+	index := map[string]uint8{}
+	for i, p := range prefixes {
+		pipes[i] = hostilePipeline(f, p+"-")
+		index[p] = uint8(i)
+		data := hostileData()
+		if strings.HasPrefix(p, "vlen") {
+			data = vlenOf(64)
+		}
+		enc, err := pipes[i].Encode(data)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(i), enc)
+	}
+	for name, b := range hostileCases(f) {
+		prefix, _, _ := strings.Cut(name, "-")
+		f.Add(index[prefix], b)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		p := pipes[int(which)%len(pipes)]
+		out, err := p.Decode(data)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("error %v is neither ErrCorrupt nor ErrUnsupported", err)
+			}
+			return
+		}
+		if want := p.Spec().ByteSize(); want >= 0 && len(out) != want {
+			t.Fatalf("decoded %d bytes, want %d", len(out), want)
+		}
+	})
+}
