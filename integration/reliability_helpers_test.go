@@ -62,8 +62,13 @@ type pyArray struct {
 // and returns the store and each array's reference file.
 func writePyArrays(t testing.TB, arrays []pyArray) (storeDir string, refs map[string]string) {
 	t.Helper()
+	return writePyArraysIn(t, t.TempDir(), arrays)
+}
+
+// writePyArraysIn is writePyArrays into the directory base.
+func writePyArraysIn(t testing.TB, base string, arrays []pyArray) (storeDir string, refs map[string]string) {
+	t.Helper()
 	peertest.NeedPython(t)
-	base := t.TempDir()
 	storeDir = filepath.Join(base, "store.zarr")
 	refDir := filepath.Join(base, "refs")
 	spec, _ := json.Marshal(arrays)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,28 +32,65 @@ type stressArray struct {
 // so that the readers keep evicting and decoding.
 const stressCacheSize = 8 << 20
 
-// stressFixture writes the stress arrays into one v3 store (the v2 arrays
-// in a v2 store beside it) and returns both stores and the arrays.
-func stressFixture(t *testing.T) (v2Store, v3Store string, v2, v3 []stressArray) {
+// stressData is the stress arrays, written once per run (TestStress and
+// TestFsx share them): raw and blosc in a v2 store, sharded in a v3 one,
+// and, for TestFsx, two small v2 arrays whose sizes are no multiple of the
+// page size (odd, tiny).
+var stressData struct {
+	once             sync.Once
+	v2Store, v3Store string
+	arrays           map[string]stressArray
+	ok               bool
+}
+
+// stressFixture writes the stress arrays (once per run) and returns the
+// stores and the arrays by path.
+func stressFixture(t *testing.T) (v2Store, v3Store string, arrays map[string]stressArray) {
 	t.Helper()
 	peertest.NeedPython(t)
 	peertest.NeedNode(t)
-	v2Store, refs := writePyArrays(t, []pyArray{
-		{Path: "raw", Shape: []int{1536, 1000}, Chunks: []int{100, 128}, DType: "<f4", Compressor: "none"},
-		{Path: "blosc", Shape: []int{1200, 1300}, Chunks: []int{128, 96}, DType: "<i4", Compressor: "blosc-lz4-shuffle"},
+	stressData.once.Do(func() {
+		base := filepath.Join(tmpRoot, "stress")
+		specs := []pyArray{
+			{Path: "raw", Shape: []int{1536, 1000}, Chunks: []int{100, 128}, DType: "<f4", Compressor: "none"},
+			{Path: "blosc", Shape: []int{1200, 1300}, Chunks: []int{128, 96}, DType: "<i4", Compressor: "blosc-lz4-shuffle"},
+			{Path: "odd", Shape: []int{999, 7}, Chunks: []int{100, 3}, DType: "<f8", Compressor: "zstd"},
+			{Path: "tiny", Shape: []int{37}, Chunks: []int{10}, DType: "<i2", Compressor: "none"},
+		}
+		v2, refs := writePyArraysIn(t, base, specs)
+		arrays := map[string]stressArray{}
+		for _, s := range specs {
+			item := 4
+			switch s.DType {
+			case "<f8":
+				item = 8
+			case "<i2":
+				item = 2
+			}
+			decode := int64(item)
+			for _, c := range s.Chunks {
+				decode *= int64(c)
+			}
+			shape := s.Shape
+			chunks := s.Chunks
+			if len(shape) == 1 { // the stress program's edges want two dimensions
+				shape, chunks = []int{1, shape[0]}, []int{1, chunks[0]}
+			}
+			arrays[s.Path] = stressArray{Path: s.Path, Ref: refs[s.Path], Shape: shape, Chunks: chunks, Shards: chunks, Item: item, Decode: decode}
+		}
+		v3 := filepath.Join(base, "sharded.zarr")
+		peertest.RunNode(t, "write_sharded.mjs", v3, "sharded", "1000", "1100", "200", "200", "50", "40")
+		ref := filepath.Join(base, "sharded.bin")
+		if err := os.WriteFile(ref, peertest.RunNode(t, "read.mjs", v3, "sharded"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		arrays["sharded"] = stressArray{Path: "sharded", Ref: ref, Shape: []int{1000, 1100}, Chunks: []int{50, 40}, Shards: []int{200, 200}, Item: 4, Decode: 200 * 200 * 4}
+		stressData.v2Store, stressData.v3Store, stressData.arrays, stressData.ok = v2, v3, arrays, true
 	})
-	v2 = []stressArray{
-		{Path: "raw", Ref: refs["raw"], Shape: []int{1536, 1000}, Chunks: []int{100, 128}, Shards: []int{100, 128}, Item: 4, Decode: 100 * 128 * 4},
-		{Path: "blosc", Ref: refs["blosc"], Shape: []int{1200, 1300}, Chunks: []int{128, 96}, Shards: []int{128, 96}, Item: 4, Decode: 128 * 96 * 4},
+	if !stressData.ok {
+		t.Fatal("writing the stress arrays failed in an earlier test")
 	}
-	v3Store = filepath.Join(t.TempDir(), "sharded.zarr")
-	peertest.RunNode(t, "write_sharded.mjs", v3Store, "sharded", "1000", "1100", "200", "200", "50", "40")
-	ref := filepath.Join(t.TempDir(), "sharded.bin")
-	if err := os.WriteFile(ref, peertest.RunNode(t, "read.mjs", v3Store, "sharded"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	v3 = []stressArray{{Path: "sharded", Ref: ref, Shape: []int{1000, 1100}, Chunks: []int{50, 40}, Shards: []int{200, 200}, Item: 4, Decode: 200 * 200 * 4}}
-	return v2Store, v3Store, v2, v3
+	return stressData.v2Store, stressData.v3Store, stressData.arrays
 }
 
 // stressProgram runs the readers: argv = DURATION_S SEED then JSON cases
@@ -171,7 +209,7 @@ func stressDuration(t *testing.T) time.Duration {
 func TestStress(t *testing.T) {
 	needFuse(t)
 	duration := stressDuration(t)
-	v2Store, v3Store, v2, v3 := stressFixture(t)
+	v2Store, v3Store, arrays := stressFixture(t)
 	cacheFlag := fmt.Sprintf("--cache-size=%d", stressCacheSize)
 	m2 := mountStore(t, v2Store, cacheFlag)
 	m3 := mountStore(t, v3Store, cacheFlag)
@@ -179,12 +217,8 @@ func TestStress(t *testing.T) {
 		stressArray
 		Mnt string `json:"mnt"`
 	}
-	var cases []caseJSON
-	for _, a := range v2 {
-		cases = append(cases, caseJSON{a, m2.dir})
-	}
-	cases = append(cases, caseJSON{v3[0], m3.dir})
-	// Order: raw, blosc, sharded, so that reader k reads cases[k%3].
+	// Reader k reads cases[k%3].
+	cases := []caseJSON{{arrays["raw"], m2.dir}, {arrays["blosc"], m2.dir}, {arrays["sharded"], m3.dir}}
 	spec, _ := json.Marshal(cases)
 	out := peertest.RunPython(t, stressProgram, fmt.Sprint(duration.Seconds()), "20260923", string(spec))
 	var st struct {
@@ -208,7 +242,7 @@ func TestStress(t *testing.T) {
 		name    string
 		m       *mounted
 		largest int64
-	}{{"v2 mount", m2, v2[0].Decode}, {"sharded mount", m3, v3[0].Decode}} {
+	}{{"v2 mount", m2, arrays["raw"].Decode}, {"sharded mount", m3, arrays["sharded"].Decode}} {
 		hwm, err := procStatus(m.m.cmd.Process.Pid, "VmHWM")
 		if err != nil {
 			t.Fatal(err)
