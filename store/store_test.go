@@ -103,6 +103,9 @@ func FuzzValidateKey(f *testing.F) {
 	for _, k := range []string{"a/b", "", "../x", "a//b", `a\b`, "a/./b", "/x"} {
 		f.Add(k)
 	}
+	for _, k := range HostileKeys(f) {
+		f.Add(k.Key)
+	}
 	f.Fuzz(func(t *testing.T, key string) {
 		if ValidateKey(key) != nil {
 			return

@@ -605,6 +605,7 @@ func FuzzOpen(f *testing.F) {
 	f.Add(build(f, storetest.Data(), "", CreateOptions{}))
 	f.Add(build(f, map[string][]byte{"d/zarr.json": []byte("{}"), "d/c/0": bytes.Repeat([]byte("ab"), 100)}, "", CreateOptions{Deflate: true}))
 	f.Add([]byte("PK\x05\x06\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
+	f.Add(writeTraversalZip())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Open(bytes.NewReader(b), int64(len(b)), Options{})
 		if err != nil {
