@@ -274,8 +274,10 @@ func (a *Array) forRuns(ctx context.Context, e0, e1 int64, partial bool, apply f
 	chunkBytes := max(a.layout.chunkElems*int64(max(a.dt.Size, 8)), 1)
 	maxChunks := max(min(int64(4*workers), batchBytes/chunkBytes), 1)
 	var shard *codec.Sharding
+	bloscRanges := false
 	if partial && a.cache != nil {
 		shard = a.sharding()
+		bloscRanges = shard == nil && a.bloscRanges()
 	}
 	var batch []run
 	var chunks []int64
@@ -283,7 +285,7 @@ func (a *Array) forRuns(ctx context.Context, e0, e1 int64, partial bool, apply f
 	flush := func() error {
 		vals := make([]*chunkValue, len(chunks))
 		var perChunk [][]run
-		if shard != nil {
+		if shard != nil || bloscRanges {
 			perChunk = make([][]run, len(chunks))
 			for _, r := range batch {
 				i := seen[r.chunk]
@@ -297,9 +299,13 @@ func (a *Array) forRuns(ctx context.Context, e0, e1 int64, partial bool, apply f
 				key := a.chunkKeyAt(c)
 				var v *chunkValue
 				var err error
-				if shard != nil && a.fewElements(perChunk[i]) && a.cache.lookup(a.cacheKey(key)) == nil {
+				few := perChunk != nil && a.fewElements(perChunk[i]) && a.cache.lookup(a.cacheKey(key)) == nil
+				switch {
+				case few && shard != nil:
 					v, err = a.loadRegion(gctx, shard, key, perChunk[i])
-				} else {
+				case few && bloscRanges:
+					v, err = a.loadBloscRange(gctx, key, perChunk[i])
+				default:
 					v, err = a.loadChunk(gctx, key)
 				}
 				vals[i] = v
@@ -311,8 +317,11 @@ func (a *Array) forRuns(ctx context.Context, e0, e1 int64, partial bool, apply f
 		}
 		for _, r := range batch {
 			v := vals[seen[r.chunk]]
-			if v.box != nil {
+			switch {
+			case v.box != nil:
 				r.inOff = v.box.offset(a.ChunkShape, r.inOff)
+			case v.ranged:
+				r.inOff -= v.base
 			}
 			if err := apply(r, v); err != nil {
 				return err

@@ -21,6 +21,10 @@ type chunkValue struct {
 	// box is set when fixed holds only this region of the chunk (a
 	// partial read of a shard); such values are never cached.
 	box *box
+	// ranged is set when fixed holds only the chunk's elements from base
+	// on (a partial read of a Blosc chunk); such values are never cached.
+	ranged bool
+	base   int64
 	// index is a shard index (cached under the shard's key + "\x00index").
 	index *codec.ShardIndex
 }

@@ -26,6 +26,9 @@ var readPathArrays = []struct {
 	{"tiles", ArrayMeta{Format: FormatV3, Shape: []int64{300, 500}, ChunkShape: []int64{64, 128}, DataType: "uint16", FillValue: 1}},
 	{"sharded", ArrayMeta{Format: FormatV3, Shape: []int64{256, 384}, ChunkShape: []int64{64, 128}, DataType: "float32", FillValue: 0,
 		Codecs: []CodecSpec{shardingSpec([]int64{16, 32})}}},
+	// Random small reads decode only the Blosc blocks they need.
+	{"v2-blosc", ArrayMeta{Format: FormatV2, Shape: []int64{256, 300}, ChunkShape: []int64{64, 300}, DataType: "<f4", FillValue: 0,
+		Compressor: &CodecSpec{Name: "blosc", Configuration: map[string]any{"cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 4096}}}},
 	{"v2-F", ArrayMeta{Format: FormatV2, Shape: []int64{200, 300}, ChunkShape: []int64{50, 64}, DataType: "<i8", FillValue: 3, Order: "F"}},
 }
 
@@ -80,7 +83,11 @@ func TestReadPathByteForByte(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				before := partialDecodes.Load()
 				checkReadPath(t, n.Array, want, rng)
+				if n.Array.bloscRanges() && o.opts.CacheSize >= 0 && partialDecodes.Load() == before {
+					t.Error("no random read decoded part of a Blosc chunk")
+				}
 			})
 		}
 	}
