@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -15,8 +16,8 @@ import (
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
-// detachGrace is how long a mount detached while files were open keeps
-// serving them.
+// detachGrace is how long, by default, a mount detached while files were
+// open keeps serving them (--detach-grace).
 const detachGrace = 30 * time.Second
 
 // mountFlags are the flags of mount (and demo).
@@ -26,6 +27,7 @@ type mountFlags struct {
 	uid, gid   uint32
 	debug      bool
 	logFile    string
+	grace      time.Duration
 	// readahead is the kernel read-ahead window set as root (0 keeps the
 	// kernel's); maxBackground the FUSE requests in flight.
 	readahead     sizeValue
@@ -40,6 +42,7 @@ func (m *mountFlags) register(fl *pflag.FlagSet) {
 	fl.Uint32Var(&m.gid, "gid", uint32(os.Getgid()), "group of the files in the mount")
 	fl.BoolVar(&m.debug, "debug", false, "log every FUSE request")
 	fl.StringVar(&m.logFile, "log-file", "", "append log lines to this file instead of standard error")
+	fl.DurationVar(&m.grace, "detach-grace", detachGrace, "after SIGINT/SIGTERM with files open, serve them for at most this long")
 	m.readahead = fs.DefaultReadaheadKiB << 10
 	fl.Var(&m.readahead, "kernel-readahead", "kernel read-ahead window of the mount, set when running as root (0 keeps the kernel's 128KiB)")
 	fl.IntVar(&m.maxBackground, "max-background", fs.DefaultMaxBackground, "FUSE requests the kernel may keep in flight in the background (read-ahead)")
@@ -54,6 +57,28 @@ func (m *mountFlags) setMemoryLimit() {
 		return
 	}
 	debug.SetMemoryLimit(int64(m.cacheSize) + memoryHeadroom)
+}
+
+// startProfile writes a CPU profile of the mount to the file
+// $ZARRFS_CPUPROFILE, when set, until the function it returns is called
+// (make bench's profiles, BENCH.md).
+func startProfile(logger *log.Logger) func() {
+	path := os.Getenv("ZARRFS_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		logger.Printf("cpu profile: %v", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }
 
 // memoryHeadroom is the memory the mount may use beyond the chunk cache.
@@ -108,7 +133,8 @@ var mountCommand = command{
 			if err != nil {
 				return err
 			}
-			return serve(e, srv, args[1], logger, nil)
+			defer startProfile(logger)()
+			return serve(e, srv, args[1], mf.grace, logger, nil)
 		}
 	},
 }
@@ -136,9 +162,9 @@ func (m *mountFlags) mount(o *opened, mountpoint string, logger *log.Logger) (*f
 // serve waits until the mount is unmounted from outside or a signal
 // arrives. On a signal it unmounts; when files are still open it detaches
 // the mount lazily and keeps serving them until the last is closed, for at
-// most detachGrace, or until a second signal. ready, if not nil, is called
-// once the mount is up.
-func serve(e *env, srv *fs.Server, mountpoint string, logger *log.Logger, ready func(io.Writer)) error {
+// most grace, or until a second signal. ready, if not nil, is called once
+// the mount is up.
+func serve(e *env, srv *fs.Server, mountpoint string, grace time.Duration, logger *log.Logger, ready func(io.Writer)) error {
 	done := make(chan struct{})
 	go func() {
 		srv.Wait()
@@ -161,12 +187,13 @@ func serve(e *env, srv *fs.Server, mountpoint string, logger *log.Logger, ready 
 		return err
 	}
 	logger.Printf("files are still open: detached %s, serving them until they are closed (at most %v; signal again to exit now)",
-		mountpoint, detachGrace)
+		mountpoint, grace)
 	select {
 	case <-done:
-	case <-time.After(detachGrace):
+	case <-time.After(grace):
 		logger.Printf("grace period over: exiting with files still open")
-	case <-e.signals:
+	case sig := <-e.signals:
+		logger.Printf("%v again: exiting with files still open", sig)
 	}
 	return nil
 }
