@@ -27,6 +27,7 @@ deps:
 		$(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
 	fi
 	@if [ ! -d $(JSDIR)/node_modules ]; then cd $(JSDIR) && npm ci --no-audit --no-fund; fi
+	@command -v versitygw >/dev/null || [ -x "$$($(GO) env GOPATH)/bin/versitygw" ] || $(GO) install github.com/versity/versitygw/cmd/versitygw@v1.8.0
 
 lint:
 	$(GO) vet $(PKGS)
