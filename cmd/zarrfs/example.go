@@ -101,7 +101,7 @@ var demoCommand = command{
 			if err != nil {
 				return err
 			}
-			return serve(e, srv, mountpoint, logger, func(w io.Writer) { demoHelp(w, mountpoint) })
+			return serve(e, srv, mountpoint, mf.grace, logger, func(w io.Writer) { demoHelp(w, mountpoint) })
 		}
 	},
 }
