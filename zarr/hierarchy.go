@@ -306,6 +306,11 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 	n := &Node{Path: p, Format: FormatV2}
 	arrayKey := store.Join(p, v2ArrayDoc)
 	doc, fromCons, found, err := h.document(ctx, arrayKey, "    ")
+	if errors.Is(err, ErrInvalidMetadata) {
+		// A .zarray too large to read: an array, broken.
+		n.Kind, n.Err = KindArray, err
+		return n, nil
+	}
 	if err != nil {
 		return nil, err
 	}

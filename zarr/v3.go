@@ -35,13 +35,18 @@ type v3Node struct {
 }
 
 // parseV3Node checks the members every zarr.json has.
+//
+// When the document is refused before its node type is checked (duplicate
+// members, a wrong zarr_format …) the result still carries the kind its
+// node_type names, if it names one plainly, so that a broken array still
+// shows as an array whose data fails to read.
 func parseV3Node(doc []byte) (v3Node, error) {
 	obj, err := decodeObject(v3Doc, doc)
 	if err != nil {
-		return v3Node{}, err
+		return v3KindHint(doc), err
 	}
 	if err := checkZarrFormat(v3Doc, obj, 3); err != nil {
-		return v3Node{}, err
+		return v3KindHint(doc), err
 	}
 	n := v3Node{obj: obj, attrs: json.RawMessage("{}")}
 	var nodeType string
@@ -60,7 +65,7 @@ func parseV3Node(doc []byte) (v3Node, error) {
 	if raw, ok := obj["attributes"]; ok && string(raw) != "null" {
 		var a map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &a); err != nil || a == nil {
-			return v3Node{}, fmt.Errorf("%w: %s: attributes is not an object", ErrInvalidMetadata, v3Doc)
+			return v3Node{kind: n.kind, attrs: n.attrs}, fmt.Errorf("%w: %s: attributes is not an object", ErrInvalidMetadata, v3Doc)
 		}
 		n.attrs = raw
 	}
@@ -80,6 +85,22 @@ func parseV3Node(doc []byte) (v3Node, error) {
 		}
 	}
 	return n, nil
+}
+
+// v3KindHint returns a node with no members but the kind doc's node_type
+// names ("array" or "group", exactly), or the zero node.
+func v3KindHint(doc []byte) v3Node {
+	var obj map[string]json.RawMessage
+	if len(doc) > MaxDocumentSize || json.Unmarshal(doc, &obj) != nil {
+		return v3Node{}
+	}
+	switch string(obj["node_type"]) {
+	case `"array"`:
+		return v3Node{kind: KindArray, attrs: json.RawMessage("{}")}
+	case `"group"`:
+		return v3Node{kind: KindGroup, attrs: json.RawMessage("{}")}
+	}
+	return v3Node{}
 }
 
 // parseV3Array parses the array members of a zarr.json. As with
