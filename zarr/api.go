@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -25,6 +26,18 @@ type Options struct {
 	// NoReadAhead turns off the read-ahead of sequential readers (and the
 	// dropping of the chunks they have passed from the cache).
 	NoReadAhead bool
+	// Concurrency is how many chunks a read, and the read-ahead, fetch
+	// and decode at once; 0 means GOMAXPROCS. Remote stores want more
+	// than the cores: each fetch mostly waits on the network.
+	Concurrency int
+}
+
+// fetchWorkers returns how many chunks a read of a fetches at once.
+func (a *Array) fetchWorkers() int {
+	if a.cache != nil && cap(a.cache.prefetch) > 0 {
+		return cap(a.cache.prefetch)
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // Hierarchy is an opened Zarr hierarchy: the store, its root node and the

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -270,7 +269,7 @@ const batchBytes = 256 << 20
 // partial is set, shards of which a run needs little are read in part
 // (their index and the inner chunks needed) instead of whole.
 func (a *Array) forRuns(ctx context.Context, e0, e1 int64, partial bool, apply func(run, *chunkValue) error) error {
-	workers := runtime.GOMAXPROCS(0)
+	workers := a.fetchWorkers()
 	chunkBytes := max(a.layout.chunkElems*int64(max(a.dt.Size, 8)), 1)
 	maxChunks := max(min(int64(4*workers), batchBytes/chunkBytes), 1)
 	var shard *codec.Sharding

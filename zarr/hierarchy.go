@@ -27,6 +27,9 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 	}
 	h := &Hierarchy{st: st, cache: newChunkCache(size), nodes: map[string]*Node{}, prefetched: map[string][]byte{}}
 	h.cache.noReadAhead = opts.NoReadAhead
+	if opts.Concurrency > 0 {
+		h.cache.prefetch = make(chan struct{}, opts.Concurrency)
+	}
 	get := func(key string) ([]byte, bool, error) {
 		b, err := getDocument(ctx, st, key)
 		switch {

@@ -26,6 +26,11 @@ type opened struct {
 
 // openHierarchy opens the store STORE names and the hierarchy in it.
 func openHierarchy(ctx context.Context, spec string, sf *storeFlags, opts zarr.Options) (*opened, error) {
+	if sf != nil && opts.Concurrency == 0 && isRemote(spec) {
+		// Fetches from a remote store mostly wait: run as many as the
+		// store may have in flight, not one per core.
+		opts.Concurrency = sf.concurrency
+	}
 	st, err := openStore(ctx, spec, sf)
 	if err != nil {
 		return nil, err
@@ -63,4 +68,17 @@ func (o *opened) errorf(path string, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s: node %q: %w", o.st, "/"+strings.Trim(path, "/"), err)
+}
+
+// isRemote reports whether spec names an HTTP(S) or S3 store.
+func isRemote(spec string) bool {
+	scheme, _, ok := strings.Cut(spec, "://")
+	if !ok {
+		return false
+	}
+	switch strings.ToLower(scheme) {
+	case "http", "https", "s3":
+		return true
+	}
+	return false
 }
