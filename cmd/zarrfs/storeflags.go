@@ -28,7 +28,7 @@ func storeFlagsFor(fl *pflag.FlagSet) *storeFlags {
 	var s storeFlags
 	fl.DurationVar(&s.timeout, "store-timeout", storeurl.DefaultTimeout,
 		"longest wait for one request to a remote store, retries included; then the read fails (EIO) (0: no limit)")
-	fl.IntVar(&s.concurrency, "store-concurrency", 16, "most requests in flight to a remote store at once")
+	fl.IntVar(&s.concurrency, "store-concurrency", 16, "most requests in flight to a remote store at once; also the chunks a read fetches at once")
 	fl.IntVar(&s.retries, "store-retries", remote.DefaultAttempts-1,
 		"times a failed remote request is retried (connection errors, 5xx, throttling), with backoff")
 	fl.StringVar(&s.s3.Endpoint, "s3-endpoint", "", "S3 server URL, e.g. http://127.0.0.1:7070 (default: $AWS_ENDPOINT_URL, else AWS)")
