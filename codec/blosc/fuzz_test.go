@@ -20,6 +20,9 @@ func FuzzDecompress(f *testing.F) {
 			f.Add(chunk)
 		}
 	}
+	for _, b := range hostileFiles(f) {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, chunk []byte) {
 		fuzzChunk(t, chunk)
 		// Most mutations change the length; fix cbytes so the fuzzer
