@@ -7,6 +7,8 @@ package remote
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -57,6 +59,20 @@ func IsTransient(err error) bool {
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
 		return true
+	}
+	// Certificate and TLS failures come wrapped in net.Error-like types
+	// (*url.Error) but will not go away on their own.
+	var (
+		unknownCA  x509.UnknownAuthorityError
+		invalid    x509.CertificateInvalidError
+		hostname   x509.HostnameError
+		recordHdr  tls.RecordHeaderError
+		verifyErr  *tls.CertificateVerificationError
+		alertError tls.AlertError
+	)
+	if errors.As(err, &unknownCA) || errors.As(err, &invalid) || errors.As(err, &hostname) ||
+		errors.As(err, &recordHdr) || errors.As(err, &verifyErr) || errors.As(err, &alertError) {
+		return false
 	}
 	var ne net.Error
 	return errors.As(err, &ne)
