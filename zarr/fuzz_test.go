@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/zarrfs/zarrfs/store/memory"
@@ -88,6 +90,12 @@ func FuzzTypestr(f *testing.F) {
 	for _, s := range []string{"<f4", ">i8", "|b1", "|S7", "<U7", "|V8", "<M8[ns]", "<m8[10s]", "|O"} {
 		f.Add(s)
 	}
+	for _, m := range hostileMembers(f, "v2-", "dtype") {
+		var s string
+		if json.Unmarshal(m, &s) == nil {
+			f.Add(s)
+		}
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		dt, err := parseTypestr(s)
 		if err == nil && dt.kind != 'O' && (dt.Size <= 0 || dt.NumPy == "") {
@@ -103,6 +111,18 @@ func FuzzFillValue(f *testing.F) {
 	f.Add(`"r24"`, `[1, 2, 3]`, true)
 	f.Add(`"<U3"`, `"abc"`, false)
 	f.Add(`"|S2"`, `"YWI="`, false)
+	for _, v3 := range []bool{false, true} {
+		prefix, typeKey := "v2-", "dtype"
+		if v3 {
+			prefix, typeKey = "v3-", "data_type"
+		}
+		for _, doc := range hostileSeeds(f, prefix) {
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(doc, &obj) == nil && obj[typeKey] != nil && obj["fill_value"] != nil {
+				f.Add(string(obj[typeKey]), string(obj["fill_value"]), v3)
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, dtypeJSON, fill string, v3 bool) {
 		var dt dtype
 		var err error
@@ -130,6 +150,16 @@ func FuzzReadChunk(f *testing.F) {
 	f.Add([]byte{1, 2, 3}, uint8(0), uint8(0))
 	f.Add([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0}, uint8(1), uint8(3))
 	f.Add(append(make([]byte, 8), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0), uint8(2), uint8(1))
+	// The codec package's hostile chunks (made for other shapes, so
+	// mostly wrong sizes here): raw, gzip and shard ones in their modes.
+	for mode, glob := range []string{"raw-*", "gzip-*", "shard-*"} {
+		paths, _ := filepath.Glob(filepath.Join("..", "codec", "testdata", "hostile", glob))
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b, uint8(mode), uint8(len(b)))
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, chunk []byte, mode, off uint8) {
 		ctx := context.Background()
 		codecs := `[{"name": "bytes", "configuration": {"endian": "big"}}]`

@@ -371,6 +371,20 @@ func hostileSeeds(f *testing.F, prefix string) [][]byte {
 	return out
 }
 
+// hostileMembers returns member key of every hostile document whose name
+// starts with prefix and that has it, for fuzz corpora.
+func hostileMembers(f *testing.F, prefix, key string) []json.RawMessage {
+	f.Helper()
+	var out []json.RawMessage
+	for _, doc := range hostileSeeds(f, prefix) {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(doc, &obj) == nil && obj[key] != nil {
+			out = append(out, obj[key])
+		}
+	}
+	return out
+}
+
 // FuzzDecodeObject: every metadata document goes through decodeObject; what
 // it accepts is one JSON object with no repeated member names.
 func FuzzDecodeObject(f *testing.F) {
