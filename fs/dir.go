@@ -2,6 +2,7 @@ package fs
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"syscall"
@@ -42,6 +43,10 @@ type dirNode struct {
 
 	mu      sync.Mutex
 	entries []entry // nil until listed; listing errors are not remembered
+	// unlisted is the error listing the group's children when the store
+	// cannot list (zarr.ErrNotListable): entries then lack the children,
+	// readdir fails with it, and Lookup opens a child by its path.
+	unlisted error
 }
 
 var (
@@ -100,7 +105,9 @@ func (d *dirNode) list(ctx context.Context) ([]entry, error) {
 	add(entry{name: "info.txt", kind: entryInfo})
 	if d.node.Kind == zarr.KindGroup && d.node.Err == nil {
 		children, err := d.m.h.Children(ctx, d.node.Path)
-		if err != nil {
+		if errors.Is(err, zarr.ErrNotListable) {
+			d.unlisted = err
+		} else if err != nil {
 			return nil, err
 		}
 		for _, c := range children {
@@ -109,6 +116,14 @@ func (d *dirNode) list(ctx context.Context) ([]entry, error) {
 	}
 	d.entries = es
 	return es, nil
+}
+
+// listingError returns why the group's children could not be listed
+// (nil when they were, or when not listed yet).
+func (d *dirNode) listingError() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.unlisted
 }
 
 // newChild builds the node of entry e.
@@ -152,6 +167,19 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 		n.attr(ctx, &out.Attr)
 		return d.NewInode(ctx, n, gofs.StableAttr{Mode: entryMode(e.kind), Ino: ino(d.node.Path, name)}), 0
 	}
+	if d.listingError() != nil && !strings.HasPrefix(name, "__") {
+		// The store cannot list: open the child by its path.
+		c, err := d.m.h.Node(ctx, d.node.Path+"/"+name)
+		if errors.Is(err, zarr.ErrNotExist) {
+			return nil, syscall.ENOENT
+		}
+		if err != nil {
+			return nil, d.m.log.errno(err)
+		}
+		n := d.newChild(entry{name: name, kind: entryChild, child: c})
+		n.attr(ctx, &out.Attr)
+		return d.NewInode(ctx, n, gofs.StableAttr{Mode: dirMode, Ino: ino(d.node.Path, name)}), 0
+	}
 	return nil, syscall.ENOENT
 }
 
@@ -159,6 +187,9 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 // kernel cache the listing: it never changes.
 func (d *dirNode) OpendirHandle(ctx context.Context, _ uint32) (gofs.FileHandle, uint32, syscall.Errno) {
 	es, err := d.list(ctx)
+	if err == nil {
+		err = d.listingError()
+	}
 	if err != nil {
 		return nil, 0, d.m.log.errno(err)
 	}

@@ -11,11 +11,13 @@ import (
 	"io/fs"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -319,4 +321,46 @@ func readMountData(t *testing.T, mnt string, arrays []mountArray) {
 	if err := g.Wait(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// mountUnlistable mounts a store whose root cannot be listed (so
+// mountStore's wait for a listing would never end): it waits until MNT is
+// a mount point. The mount is undone when the test ends.
+func mountUnlistable(t *testing.T, spec string) string {
+	t.Helper()
+	needFuse(t)
+	mnt := filepath.Join(t.TempDir(), "mnt")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(zarrfsBin, "mount", spec, mnt)
+	var stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+		unmount(mnt)
+	})
+	for deadline := time.Now().Add(20 * time.Second); !isMountpoint(mnt); {
+		select {
+		case <-exited:
+			t.Fatalf("zarrfs mount %s exited: %s", spec, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("zarrfs mount %s: not mounted after 20 s: %s", spec, stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return mnt
 }

@@ -122,6 +122,15 @@ func TestRemoteHTTPPeers(t *testing.T) {
 		if !isCleanExit1(r) || !strings.Contains(string(r.stderr), "cannot list its keys") {
 			t.Errorf("zarrfs ls of an HTTP store without consolidated metadata: %v: %s", r.err, r.stderr)
 		}
+		// The mount: listing the root fails (EOPNOTSUPP), named paths open.
+		mnt := mountUnlistable(t, url+"/v3")
+		if _, err := os.ReadDir(mnt); !errors.Is(err, syscall.EOPNOTSUPP) {
+			t.Errorf("readdir of an unlistable mount: %v; want EOPNOTSUPP", err)
+		}
+		if _, err := os.Stat(filepath.Join(mnt, "no-such-node")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("stat of a missing node: %v; want ENOENT", err)
+		}
+		readMountData(t, mnt, []mountArray{a, rs.v3[0]})
 	})
 }
 

@@ -437,8 +437,8 @@ func (h *Hierarchy) childNames(ctx context.Context, p string) ([]string, error) 
 	} else {
 		l, ok := h.st.(store.Lister)
 		if !ok {
-			return nil, codec.Unsupportedf("listing: %s cannot list its keys and the hierarchy has no consolidated metadata; "+
-				"open a node by its path (zarrfs ls/info/cat STORE PATH) or consolidate the metadata", h.st)
+			return nil, notListable{codec.Unsupportedf("listing: %s cannot list its keys and the hierarchy has no consolidated metadata; "+
+				"open a node by its path (zarrfs ls/info/cat STORE PATH) or consolidate the metadata", h.st)}
 		}
 		_, prefixes, err := l.ListDir(ctx, p)
 		if err != nil {
@@ -454,3 +454,16 @@ func (h *Hierarchy) childNames(ctx context.Context, p string) ([]string, error) 
 	}
 	return out, nil
 }
+
+// ErrNotListable matches the error of Children for a group whose children
+// cannot be found: the store cannot list its keys (an HTTP server) and
+// the hierarchy has no consolidated metadata. The group's children can
+// still be opened by path with Node. The error also matches
+// ErrUnsupported.
+var ErrNotListable = errors.New("children cannot be listed")
+
+// notListable is a listing error matching ErrNotListable.
+type notListable struct{ error }
+
+func (e notListable) Is(target error) bool { return target == ErrNotListable }
+func (e notListable) Unwrap() error        { return e.error }
