@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"log"
+	"net"
 	nethttp "net/http"
 	"net/http/httptest"
 	"strings"
@@ -246,5 +249,47 @@ func TestParseContentRange(t *testing.T) {
 		if (err == nil) != tt.ok || (tt.ok && (f != tt.first || l != tt.last || tot != tt.total)) {
 			t.Errorf("parseContentRange(%q) = %d, %d, %d, %v", tt.v, f, l, tot, err)
 		}
+	}
+}
+
+func TestHTTPS(t *testing.T) {
+	srv := &remotetest.Server{Data: map[string][]byte{"x.zarr/zarr.json": []byte("{}"), "x.zarr/c/0": bytes.Repeat([]byte("ab"), 500)}}
+	var n atomic.Int32
+	srv.Fault = func(*nethttp.Request, int64) remotetest.Action { n.Add(1); return remotetest.Action{} }
+	var conns atomic.Int32
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config.ConnState = func(_ net.Conn, st nethttp.ConnState) {
+		if st == nethttp.StateNew {
+			conns.Add(1)
+		}
+	}
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0)
+	ts.StartTLS()
+	defer ts.Close()
+	ctx := context.Background()
+	s, err := New(ts.URL+"/x.zarr", Options{Client: ts.Client(), Retry: fastRetry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, "zarr.json"); err != nil || string(got) != "{}" {
+		t.Errorf("Get over HTTPS = %q, %v", got, err)
+	}
+	if got, err := s.GetRange(ctx, "c/0", store.SuffixRange(3)); err != nil || string(got) != "bab" {
+		t.Errorf("suffix GetRange over HTTPS = %q, %v", got, err)
+	}
+	// The default client does not trust the test certificate: an error at
+	// once, not retried.
+	untrusting, err := New(ts.URL+"/x.zarr", Options{Retry: fastRetry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer untrusting.Close()
+	n.Store(0)
+	conns.Store(0)
+	if _, err := untrusting.Get(ctx, "zarr.json"); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("Get with an untrusted certificate: %v", err)
+	}
+	if n.Load() != 0 || conns.Load() != 1 {
+		t.Errorf("an untrusted certificate: %d connections, %d requests; want 1 connection and no retry", conns.Load(), n.Load())
 	}
 }
