@@ -22,7 +22,7 @@ import (
 )
 
 // TestRemoteS3Peers copies zarr-python's v2 store and zarrita's v3 store
-// (with a sharded array) into a versitygw bucket, mounts them as
+// (with a sharded array; also consolidated) into a versitygw bucket, mounts them as
 // s3://bucket/prefix and compares every array and the listing with the
 // peers; `zarrfs cat` from S3 is checked for a sample.
 func TestRemoteS3Peers(t *testing.T) {
@@ -32,9 +32,15 @@ func TestRemoteS3Peers(t *testing.T) {
 	srv.MakeBucket("peers")
 	upload(t, srv, filepath.Join(rs.root, "v2"), "peers", "v2.zarr")
 	upload(t, srv, filepath.Join(rs.root, "v3"), "peers", "deep/v3.zarr")
+	upload(t, srv, filepath.Join(rs.root, "v3cons"), "peers", "v3cons.zarr")
 
 	t.Run("v3", func(t *testing.T) {
 		m := mountStore(t, "s3://peers/deep/v3.zarr")
+		checkTree(t, filepath.Join(rs.root, "v3"), m.dir, nil)
+		readMountData(t, m.dir, rs.v3)
+	})
+	t.Run("v3-consolidated", func(t *testing.T) {
+		m := mountStore(t, "s3://peers/v3cons.zarr")
 		checkTree(t, filepath.Join(rs.root, "v3"), m.dir, nil)
 		readMountData(t, m.dir, rs.v3)
 	})
