@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
 
 	"github.com/zarrfs/zarrfs/fs"
 	"github.com/zarrfs/zarrfs/zarr"
@@ -35,8 +36,8 @@ type mountFlags struct {
 }
 
 func (m *mountFlags) register(fl *pflag.FlagSet) {
-	m.cacheSize = zarr.DefaultCacheSize
-	fl.Var(&m.cacheSize, "cache-size", "size of the decoded-chunk cache (e.g. 1GiB; 0 disables it)")
+	m.cacheSize = sizeValue(defaultCacheSize())
+	fl.Var(&m.cacheSize, "cache-size", "size of the decoded-chunk cache (e.g. 1GiB; 0 disables it; default 1GiB or a quarter of RAM if less)")
 	fl.BoolVar(&m.allowOther, "allow-other", false, "let other users read the mount (needs user_allow_other in /etc/fuse.conf unless root)")
 	fl.Uint32Var(&m.uid, "uid", uint32(os.Getuid()), "owner of the files in the mount")
 	fl.Uint32Var(&m.gid, "gid", uint32(os.Getgid()), "group of the files in the mount")
@@ -46,6 +47,18 @@ func (m *mountFlags) register(fl *pflag.FlagSet) {
 	m.readahead = fs.DefaultReadaheadKiB << 10
 	fl.Var(&m.readahead, "kernel-readahead", "kernel read-ahead window of the mount, set when running as root (0 keeps the kernel's 128KiB)")
 	fl.IntVar(&m.maxBackground, "max-background", fs.DefaultMaxBackground, "FUSE requests the kernel may keep in flight in the background (read-ahead)")
+}
+
+// defaultCacheSize is zarr.DefaultCacheSize, or a quarter of the
+// machine's memory when that is less.
+func defaultCacheSize() int64 {
+	var si unix.Sysinfo_t
+	if err := unix.Sysinfo(&si); err == nil {
+		if ram := int64(si.Totalram) * int64(si.Unit); ram > 0 && ram/4 < zarr.DefaultCacheSize {
+			return ram / 4
+		}
+	}
+	return zarr.DefaultCacheSize
 }
 
 // setMemoryLimit tells the Go runtime to collect garbage harder as the
