@@ -15,7 +15,8 @@ Environment (defaults in brackets):
   BENCH_DIR [/tmp/zarrfs-bench]  data cache   BENCH_MIB [512]         main array size
   BENCH_ROUNDS [3]                            BENCH_SCALE_MIB [16,256,2048]
   BENCH_TREE [10000]                          BENCH_MOUNT_ARGS []     extra `zarrfs mount` flags
-  BENCH_ONLY [main,scale,tree,pread] (gen: only generate)          ZARRFS [bin/zarrfs]  BENCHDATA [bin/benchdata]
+  BENCH_ONLY [main,scale,tree,pread] (gen: only generate)
+  BENCH_PROFILE []  when set, every mount writes a CPU profile to BENCH_DIR/profile-STORE.prof          ZARRFS [bin/zarrfs]  BENCHDATA [bin/benchdata]
 
 Every store file is read once before each round, so every reader (zarr-python, the mount,
 zarrfs cat) reads its store from the page cache: the comparison is of decoding, not disks.
@@ -26,6 +27,7 @@ import json
 import os
 import platform
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -49,6 +51,7 @@ SCALE = [int(s) for s in env("BENCH_SCALE_MIB", "16,256,2048").split(",") if s]
 TREE = int(env("BENCH_TREE", "10000"))
 MOUNT_ARGS = env("BENCH_MOUNT_ARGS", "").split()
 ONLY = env("BENCH_ONLY", "main,scale,tree,pread").split(",")
+PROFILE = env("BENCH_PROFILE", "") != ""
 ZARRFS = os.path.abspath(env("ZARRFS", os.path.join(ROOT, "bin", "zarrfs")))
 BENCHDATA = os.path.abspath(env("BENCHDATA", os.path.join(ROOT, "bin", "benchdata")))
 CHUNK_BYTES = 512 * 1024 * 4  # the arrays' chunks (bench/gen.py, bench/benchdata)
@@ -68,13 +71,13 @@ def reader(args):
     if mode == "zarr":
         import zarr
         z = zarr.open_group(path, mode="r")["arr"]
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         a = z[:]
-        out["s"] = time.perf_counter() - t
+        out["s"], out["cpu"] = time.perf_counter() - t, time.process_time() - c
     elif mode == "fromfile":
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         a = np.fromfile(path, dtype="<f4")
-        out["s"] = time.perf_counter() - t
+        out["s"], out["cpu"] = time.perf_counter() - t, time.process_time() - c
     elif mode == "pread":
         out = preads(path, int(args[2]), int(args[3]))
         a = None
@@ -132,9 +135,24 @@ def run(*cmd, **kw):
 
 
 def timed(*cmd):
+    return timed_cpu(*cmd)[0]
+
+
+def timed_cpu(*cmd):
+    """Run cmd with its output to /dev/null: wall seconds and CPU seconds (user + system)."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(list(cmd), check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - t
+    t = time.perf_counter() - t
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return t, r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
+
+
+def proc_cpu(pid):
+    """CPU seconds (user + system) process pid has used."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def warm(path):
@@ -156,8 +174,11 @@ class Mount:
     def __init__(self, store, extra=()):
         self.mnt = tempfile.mkdtemp(prefix="zarrfs-bench-mnt-")
         self.logf = open(os.path.join(BENCH_DIR, "mount.log"), "a")
+        menv = dict(os.environ)
+        if PROFILE:
+            menv["ZARRFS_CPUPROFILE"] = os.path.join(BENCH_DIR, "profile-%s.prof" % os.path.basename(store))
         self.p = subprocess.Popen([ZARRFS, "mount", *MOUNT_ARGS, *extra, store, self.mnt],
-                                  stdout=self.logf, stderr=self.logf)
+                                  stdout=self.logf, stderr=self.logf, env=menv)
         deadline = time.time() + 60
         while not os.path.ismount(self.mnt):
             if self.p.poll() is not None or time.time() > deadline:
@@ -191,8 +212,11 @@ class Mount:
 
 
 def mount_read(store, crc=False):
+    """Read MOUNT/arr/data once on a fresh mount: s, cpu (the reader's and the daemon's), peak RSS."""
     with Mount(store) as m:
+        c0 = proc_cpu(m.p.pid)
         r = read("fromfile", os.path.join(m.mnt, "arr", "data"), *(["crc"] if crc else []))
+        r["cpu"] += proc_cpu(m.p.pid) - c0
         r["peak"] = m.peak()
         return r
 
@@ -250,6 +274,7 @@ def bench_main(main, out):
     stores = V2 + V3
     # method -> store -> [seconds]
     res = {m: {s: [] for s in stores} for m in ("python", "mount", "cat")}
+    cpu = {m: {s: [] for s in stores} for m in ("python", "mount", "cat")}
     ceil = {"fromfile": [], "cat": []}
     for rnd in range(ROUNDS):
         log("main: round %d/%d" % (rnd + 1, ROUNDS))
@@ -269,14 +294,16 @@ def bench_main(main, out):
                 elif m == "mount":
                     r = mount_read(path, check)
                 else:
-                    r = {"s": timed(ZARRFS, "cat", path, "arr")}
+                    r = dict(zip(("s", "cpu"), timed_cpu(ZARRFS, "cat", path, "arr")))
                 if check and "crc" in r and (r["crc"] != want or r["n"] != size):
                     raise RuntimeError("%s %s: read back %d bytes, crc %x, want %d, %x" % (m, s, r["n"], r["crc"], size, want))
                 res[m][s].append(r["s"])
-            log("  %s: %s" % (s, " ".join("%s %.2fs" % (m, res[m][s][-1]) for m in res if res[m][s])))
+                cpu[m][s].append(r["cpu"])
+            log("  %s: %s" % (s, " ".join("%s %.2fs (cpu %.2fs)" % (m, res[m][s][-1], cpu[m][s][-1]) for m in res if res[m][s])))
         ceil["fromfile"].append(read("fromfile", raw)["s"])
         ceil["cat"].append(timed("cat", raw))
     med = {m: {s: statistics.median(v) for s, v in d.items() if v} for m, d in res.items()}
+    mcpu = {m: {s: statistics.median(v) for s, v in d.items() if v} for m, d in cpu.items()}
     cf, cc = statistics.median(ceil["fromfile"]), statistics.median(ceil["cat"])
     out.append("### Read throughput, %d MiB float32 array (MiB/s, median of %d rounds)\n" % (size >> 20, ROUNDS))
     out.append("| store | stored MiB | zarr-python | mount, first read | zarrfs cat | mount / zarr-python | mount / cat | mount / ceiling |")
@@ -290,6 +317,15 @@ def bench_main(main, out):
             "%.2f" % (mo / py) if py else "n/a", mo / ca, mo / mibs(size, cf)))
     out.append("\nCeiling (raw bytes, one page-cached file): np.fromfile %s MiB/s, cat > /dev/null %s MiB/s.\n"
                % (fmt(mibs(size, cf)), fmt(mibs(size, cc))))
+    out.append("CPU seconds (user + system, median) per read of the whole array, which the other work on the machine"
+               " disturbs less than wall time: the mount's is the reader's plus the daemon's.\n")
+    out.append("| store | zarr-python | mount (reader + daemon) | zarrfs cat | mount / zarr-python |")
+    out.append("|---|---|---|---|---|")
+    for s in stores:
+        py = mcpu["python"].get(s)
+        out.append("| %s | %s | %.2f | %.2f | %s |" % (s, "%.2f" % py if py else "n/a", mcpu["mount"][s], mcpu["cat"][s],
+                                                       "%.2f" % (mcpu["mount"][s] / py) if py else "n/a"))
+    out.append("")
 
 
 def bench_scale(out):
