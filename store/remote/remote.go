@@ -6,6 +6,7 @@
 package remote
 
 import (
+	"container/list"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -18,6 +19,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"github.com/zarrfs/zarrfs/store"
 )
@@ -196,8 +199,13 @@ func (l *Limiter) Acquire(ctx context.Context) (func(), error) {
 // io.ReaderAt of a known size. It keeps the last TailSize bytes of the value
 // after the first read that needs them, so that reading the end of a zip
 // archive and its central directory (many small reads near the end) costs
-// one request. It implements ReadAtContext (package zip uses it for member
-// data); plain ReadAt uses the context given to NewReaderAt.
+// one request. Other reads shorter than SmallRead are served from aligned
+// blocks of BlockSize bytes, the last MaxBlocks of them kept, so that a
+// reader asking for a few KiB at a time (a zip member's local header, a
+// Deflate stream through a bufio.Reader) does not make a request for each.
+// Longer reads go to the store as they are. It implements ReadAtContext
+// (package zip uses it for member data); plain ReadAt uses the context
+// given to NewReaderAt.
 type ReaderAt struct {
 	ctx  context.Context
 	st   store.Store
@@ -207,15 +215,31 @@ type ReaderAt struct {
 	tailOff int64
 	mu      sync.Mutex // held while the tail is read
 	tail    []byte     // nil until read
+
+	blockMu sync.Mutex
+	blocks  map[int64]*list.Element // block index → element of lru holding a *block
+	lru     *list.List              // most recently used first
+	loads   singleflight.Group
 }
 
-// TailSize is how much of a value's end a ReaderAt reads at once.
-const TailSize = 256 << 10
+type block struct {
+	index int64
+	data  []byte
+}
+
+// Sizes of a ReaderAt's caches.
+const (
+	TailSize  = 256 << 10
+	SmallRead = 64 << 10
+	BlockSize = 256 << 10
+	MaxBlocks = 16
+)
 
 // NewReaderAt returns a reader of the value of key, which is size bytes
 // long. Reads through ReadAt use ctx; keep it live while the reader is used.
 func NewReaderAt(ctx context.Context, st store.Store, key string, size int64) *ReaderAt {
-	return &ReaderAt{ctx: ctx, st: st, key: key, size: size, tailOff: max(size-TailSize, 0)}
+	return &ReaderAt{ctx: ctx, st: st, key: key, size: size, tailOff: max(size-TailSize, 0),
+		blocks: map[int64]*list.Element{}, lru: list.New()}
 }
 
 // Size returns the value's size.
@@ -241,6 +265,25 @@ func (r *ReaderAt) ReadAtContext(ctx context.Context, p []byte, off int64) (int,
 			return 0, err
 		}
 		n := copy(p[:want], tail[off-r.tailOff:])
+		if n < len(p) {
+			return n, io.EOF
+		}
+		return n, nil
+	}
+	if want < SmallRead {
+		n := 0
+		for int64(n) < want {
+			o := off + int64(n)
+			b, err := r.block(ctx, o/BlockSize)
+			if err != nil {
+				return n, err
+			}
+			k := copy(p[n:want], b[o%BlockSize:])
+			if k == 0 {
+				return n, fmt.Errorf("%s: %q: block %d is short: %w", r.st, r.key, o/BlockSize, io.ErrUnexpectedEOF)
+			}
+			n += k
+		}
 		if n < len(p) {
 			return n, io.EOF
 		}
@@ -277,4 +320,41 @@ func (r *ReaderAt) readTail(ctx context.Context) ([]byte, error) {
 	}
 	r.tail = b
 	return b, nil
+}
+
+// block returns block i of the value (BlockSize bytes from i*BlockSize, or
+// to the end), from the cache or read once for all concurrent callers.
+func (r *ReaderAt) block(ctx context.Context, i int64) ([]byte, error) {
+	r.blockMu.Lock()
+	if e, ok := r.blocks[i]; ok {
+		r.lru.MoveToFront(e)
+		r.blockMu.Unlock()
+		return e.Value.(*block).data, nil
+	}
+	r.blockMu.Unlock()
+	v, err, _ := r.loads.Do(strconv.FormatInt(i, 10), func() (any, error) {
+		start := i * BlockSize
+		want := min(BlockSize, r.size-start)
+		b, err := r.st.GetRange(ctx, r.key, store.Range(start, want))
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(b)) != want {
+			return nil, fmt.Errorf("%s: %q: read %d bytes at %d, want %d: %w", r.st, r.key, len(b), start, want, io.ErrUnexpectedEOF)
+		}
+		r.blockMu.Lock()
+		defer r.blockMu.Unlock()
+		if _, ok := r.blocks[i]; !ok {
+			r.blocks[i] = r.lru.PushFront(&block{index: i, data: b})
+			for r.lru.Len() > MaxBlocks {
+				old := r.lru.Remove(r.lru.Back()).(*block)
+				delete(r.blocks, old.index)
+			}
+		}
+		return b, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]byte), nil
 }

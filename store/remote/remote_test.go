@@ -157,6 +157,19 @@ func TestReaderAt(t *testing.T) {
 	if n, err := r.ReadAt(buf, 10); n != 100 || err != nil || !bytes.Equal(buf, v[10:110]) || c.n != 2 {
 		t.Errorf("ReadAt(10) = %d, %v after %d requests", n, err, c.n)
 	}
+	// Small reads elsewhere come from 256 KiB blocks; long reads go direct.
+	if n, err := r.ReadAt(buf, 5000); n != 100 || err != nil || !bytes.Equal(buf, v[5000:5100]) || c.n != 2 {
+		t.Errorf("ReadAt(5000) in the same block = %d, %v after %d requests; want no new request", n, err, c.n)
+	}
+	across := make([]byte, 2000)
+	if n, err := r.ReadAt(across, BlockSize-1000); n != 2000 || err != nil || !bytes.Equal(across, v[BlockSize-1000:BlockSize+1000]) {
+		t.Errorf("ReadAt across two blocks = %d, %v", n, err)
+	}
+	long := make([]byte, SmallRead)
+	c.n = 0
+	if n, err := r.ReadAt(long, 100); n != len(long) || err != nil || !bytes.Equal(long, v[100:100+SmallRead]) || c.n != 1 {
+		t.Errorf("long ReadAt = %d, %v after %d requests", n, err, c.n)
+	}
 	if n, err := r.ReadAt(buf, int64(len(v))-10); n != 10 || err != io.EOF {
 		t.Errorf("ReadAt at the end = %d, %v; want 10, EOF", n, err)
 	}

@@ -1,10 +1,12 @@
 package storeurl
 
 import (
+	archivezip "archive/zip"
 	"bytes"
 	"context"
 	"errors"
 	"io"
+	"math/rand/v2"
 	nethttp "net/http"
 	"net/http/httptest"
 	"os"
@@ -185,4 +187,51 @@ func TestOpenS3(t *testing.T) {
 		t.Errorf("anonymous Get on a private bucket: %v; want access denied", err)
 	}
 	closeStore(t, a)
+}
+
+// TestOpenHTTPDeflateZip: a Deflate member read through a zip over HTTP
+// costs a few requests, not one per 4 KiB the decompressor asks for.
+func TestOpenHTTPDeflateZip(t *testing.T) {
+	ctx := context.Background()
+	member := bytes.Repeat([]byte("zarr chunk bytes 0123456789 "), 40000) // about 1.1 MB
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range member {
+		if i%3 == 0 {
+			member[i] = byte(rng.Uint32()) // compresses to about half
+		}
+	}
+	var buf bytes.Buffer
+	zw := archivezip.NewWriter(&buf)
+	for _, name := range []string{"zarr.json", "c/0"} {
+		w, err := zw.CreateHeader(&archivezip.FileHeader{Name: name, Method: archivezip.Deflate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := member
+		if name == "zarr.json" {
+			v = []byte("{}")
+		}
+		w.Write(v)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	srv := &remotetest.Server{Data: map[string][]byte{"d.zip": buf.Bytes()}}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	z, err := Open(ctx, ts.URL+"/d.zip", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeStore(t, z)
+	srv.Counts()
+	got, err := z.Get(ctx, "c/0")
+	if err != nil || !bytes.Equal(got, member) {
+		t.Fatalf("Get of a Deflate member over HTTP: %d bytes, %v", len(got), err)
+	}
+	c := srv.Counts()
+	t.Logf("%d-byte member, archive %d bytes: %v", len(member), buf.Len(), c)
+	if c["GET range"] > 8 {
+		t.Errorf("reading a %d-byte Deflate member (%d compressed) sent %v", len(member), buf.Len(), c)
+	}
 }
