@@ -151,8 +151,8 @@ var (
 	bombs    map[string][]byte
 )
 
-// hostileBombs returns a gzip and a zlib stream of 1 GiB of zeros (about
-// 1 MiB each), built once.
+// hostileBombs returns a gzip and a zlib stream of 1 GiB of zeros (some
+// MiB each), built once.
 func hostileBombs(t testing.TB) map[string][]byte {
 	bombOnce.Do(func() {
 		zeros := make([]byte, 1<<20)
@@ -198,8 +198,15 @@ func TestHostileChunks(t *testing.T) {
 			t.Errorf("hostileChunks names %s, which is not in testdata/hostile", name)
 		}
 	}
-	for name, b := range hostileBombs(t) {
+	bombs := hostileBombs(t)
+	// The bombs are what they claim: the gzip trailer's ISIZE is 1 GiB
+	// (mod 2^32), the zlib stream the same deflate data.
+	if gz := bombs["gzip-bomb-1GiB"]; binary.LittleEndian.Uint32(gz[len(gz)-4:]) != 1<<30 {
+		t.Errorf("the gzip bomb does not inflate to 1 GiB")
+	}
+	for name, b := range bombs {
 		cases[name] = b
+		t.Logf("%s: %d bytes", name, len(b))
 	}
 	names := make([]string, 0, len(cases))
 	for n := range cases {
