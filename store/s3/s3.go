@@ -27,7 +27,9 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
@@ -84,6 +86,14 @@ type Store struct {
 	lim      *remote.Limiter
 	pageSize int
 	own      *http.Transport
+
+	// infos holds what GET answers said of keys (size, Last-Modified),
+	// so that Stat after a read needs no request; Set and Delete forget a
+	// key and bump gen, and an answer to a request that started before a
+	// change is not kept.
+	mu    sync.Mutex
+	infos map[string]store.Info
+	gen   uint64
 }
 
 var (
@@ -160,7 +170,7 @@ func New(bucket, prefix string, opts Options) (*Store, error) {
 		opts.Concurrency = DefaultConcurrency
 	}
 	s := &Store{bucket: bucket, name: "s3 " + name, readOnly: opts.ReadOnly, retry: opts.Retry,
-		lim: remote.NewLimiter(opts.Concurrency), pageSize: opts.ListPageSize}
+		lim: remote.NewLimiter(opts.Concurrency), pageSize: opts.ListPageSize, infos: map[string]store.Info{}}
 	if prefix != "" {
 		s.prefix = prefix + "/"
 	}
@@ -271,7 +281,8 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 	}
 	var out []byte
 	err := s.do(ctx, func(ctx context.Context) error {
-		body, info, _, err := s.core.GetObject(ctx, s.bucket, s.object(key), opts)
+		gen := s.generation()
+		body, info, hdr, err := s.core.GetObject(ctx, s.bucket, s.object(key), opts)
 		if err != nil {
 			var er minio.ErrorResponse
 			if errors.As(err, &er) && (er.StatusCode == http.StatusRequestedRangeNotSatisfiable || er.Code == "InvalidRange") {
@@ -289,6 +300,18 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 			b = b[:r.Length:r.Length]
 		}
 		out = b
+		total := int64(len(b))
+		if cr := hdr.Get("Content-Range"); cr != "" {
+			total = -1
+			if _, t, ok := strings.Cut(cr, "/"); ok {
+				if n, err := strconv.ParseInt(t, 10, 64); err == nil && n >= 0 {
+					total = n
+				}
+			}
+		}
+		if total >= 0 {
+			s.remember(key, gen, store.Info{Size: total, ModTime: info.LastModified})
+		}
 		return nil
 	})
 	if err != nil {
@@ -325,8 +348,14 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 	if err := ctx.Err(); err != nil {
 		return store.Info{}, err
 	}
-	var info store.Info
+	s.mu.Lock()
+	info, ok := s.infos[key]
+	s.mu.Unlock()
+	if ok {
+		return info, nil
+	}
 	err := s.do(ctx, func(ctx context.Context) error {
+		gen := s.generation()
 		oi, err := s.core.StatObject(ctx, s.bucket, s.object(key), minio.StatObjectOptions{})
 		if err != nil {
 			return s.wrap("stat "+key, err)
@@ -335,6 +364,7 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 			return fmt.Errorf("%s: stat %s: %w", s, key, store.ErrNotExist)
 		}
 		info = store.Info{Size: oi.Size, ModTime: oi.LastModified}
+		s.remember(key, gen, info)
 		return nil
 	})
 	return info, err
@@ -437,6 +467,8 @@ func (s *Store) Set(ctx context.Context, key string, value []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	defer s.forget(key) // after the write too: a read racing with it may have kept the old value's
+	s.forget(key)
 	return s.do(ctx, func(ctx context.Context) error {
 		_, err := s.core.PutObject(ctx, s.bucket, s.object(key), bytes.NewReader(value), int64(len(value)), "", "",
 			minio.PutObjectOptions{ContentType: "application/octet-stream"})
@@ -458,6 +490,8 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	defer s.forget(key)
+	s.forget(key)
 	return s.do(ctx, func(ctx context.Context) error {
 		err := s.core.RemoveObject(ctx, s.bucket, s.object(key), minio.RemoveObjectOptions{})
 		if err != nil {
@@ -488,4 +522,28 @@ func (s *Store) MakeBucket(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// generation returns the count of changes made through the store.
+func (s *Store) generation() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
+}
+
+// remember keeps info for key unless the store changed since gen.
+func (s *Store) remember(key string, gen uint64, info store.Info) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen == gen {
+		s.infos[key] = info
+	}
+}
+
+// forget drops what is known of key before and after a change to it.
+func (s *Store) forget(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	delete(s.infos, key)
 }

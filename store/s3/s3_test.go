@@ -257,3 +257,38 @@ func TestPosixLayout(t *testing.T) {
 		t.Errorf("file in the backend: %q, %v", got, err)
 	}
 }
+
+// TestStatRemembered: Stat after a read needs no request; a write through
+// the store is seen at once.
+func TestStatRemembered(t *testing.T) {
+	srv := s3test.Start(t)
+	b := newBucket(srv)
+	p := &remotetest.Proxy{}
+	s := proxied(t, srv, p, b)
+	ctx := context.Background()
+	if err := s.Set(ctx, "k", bytes.Repeat([]byte("x"), 100)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetRange(ctx, "k", store.SuffixRange(10)); err != nil {
+		t.Fatal(err)
+	}
+	p.Counts()
+	if info, err := s.Stat(ctx, "k"); err != nil || info.Size != 100 || info.ModTime.IsZero() {
+		t.Errorf("Stat after a suffix read = %+v, %v", info, err)
+	}
+	if c := p.Counts(); len(c) != 0 {
+		t.Errorf("Stat after a read sent %v", c)
+	}
+	if err := s.Set(ctx, "k", []byte("short")); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := s.Stat(ctx, "k"); err != nil || info.Size != 5 {
+		t.Errorf("Stat after Set = %+v, %v; want size 5", info, err)
+	}
+	if err := s.Delete(ctx, "k"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Stat(ctx, "k"); !errors.Is(err, store.ErrNotExist) {
+		t.Errorf("Stat after Delete: %v", err)
+	}
+}
