@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	nethttp "net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,15 @@ func TestRemoteS3Peers(t *testing.T) {
 		m := mountStore(t, "s3://peers/v3cons.zarr")
 		checkTree(t, filepath.Join(rs.root, "v3"), m.dir, nil)
 		readMountData(t, m.dir, rs.v3)
+	})
+	t.Run("request-count", func(t *testing.T) {
+		proxy := &remotetest.Proxy{Target: srv.Endpoint}
+		ps := httptest.NewServer(proxy)
+		defer ps.Close()
+		mustZarrfs(t, "info", "--s3-endpoint", ps.URL, "s3://peers/v3cons.zarr", "sharded")
+		if c := proxy.Counts(); c["GET"]+c["GET range"] != 1 || len(c) != 1 {
+			t.Errorf("zarrfs info of a consolidated v3 hierarchy in S3 sent %v; want one GET", c)
+		}
 	})
 	t.Run("v2", func(t *testing.T) {
 		m := mountStore(t, "s3://peers/v2.zarr", "--s3-path-style")
