@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,6 +39,7 @@ var hostileMeta = map[string]hostileWant{
 	"v2-not-json.zarray":               invalid("not JSON"),
 	"v2-not-object.zarray":             invalid("not JSON"),
 	"v2-trailing-data.zarray":          invalid("data after the JSON object"),
+	"v2-trailing-brace.zarray":         invalid("data after the JSON object"),
 	"v2-duplicate-key.zarray":          invalid(`member "shape" appears twice`),
 	"v2-case-variant-key.zarray":       invalid(`members "shape" and "Shape" differ only in case`),
 	"v2-nested-duplicate-key.zarray":   invalid(`member "level" appears twice`),
@@ -391,12 +393,21 @@ func FuzzDecodeObject(f *testing.F) {
 	f.Add([]byte(`{"a": {"b": [1, {"c": 2, "C": 3}]}, "A2": null}`))
 	f.Add([]byte(`{"a": 1, "a": 2}`))
 	f.Add([]byte(`{"a": [{"x": 1}, {"x": 2}], "b": {"x": {"x": 1}}}`))
+	f.Add([]byte(`{"\u0061": 1, "a": 2}`))
+	f.Add([]byte(`{"k\"": {"0": 0, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "10": 10, "11": 11, "12": 12, "13": 13, "14": 14, "15": 15, "16": 16, "17": 17, "3": 3}, "K\"": []}`))
+	f.Add([]byte(`[{"a": 1}, {"a": 1}, {"b": [{"c": 1, "C": 1}]}]`))
 	for _, prefix := range []string{"v1-", "v2-", "v3-"} {
 		for _, b := range hostileSeeds(f, prefix) {
 			f.Add(b)
 		}
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
+		if json.Valid(doc) {
+			fast, slow := checkMemberNames(doc), memberNamesByTokens(doc)
+			if (fast == nil) != (slow == nil) {
+				t.Fatalf("checkMemberNames: %v; by tokens: %v", fast, slow)
+			}
+		}
 		obj, err := decodeObject("doc", doc)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidMetadata) {
@@ -466,4 +477,60 @@ func FuzzConsolidated(f *testing.F) {
 		}
 		walk("", 0)
 	})
+}
+
+// memberNamesByTokens is checkMemberNames written plainly with
+// encoding/json's tokenizer (and 30 times slower): FuzzDecodeObject checks
+// that the two agree.
+func memberNamesByTokens(doc []byte) error {
+	type frame struct {
+		names   map[string]bool // nil for an array
+		wantKey bool
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var stack []frame
+	folded := map[string]bool{}
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].names != nil {
+			stack[n-1].wantKey = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n := len(stack); n > 0 && stack[n-1].wantKey {
+			if name, ok := tok.(string); ok {
+				top := &stack[n-1]
+				if top.names[name] {
+					return errors.New("twice")
+				}
+				if n == 1 {
+					if folded[strings.ToLower(name)] {
+						return errors.New("case")
+					}
+					folded[strings.ToLower(name)] = true
+				}
+				top.names[name] = true
+				top.wantKey = false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, frame{names: map[string]bool{}, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, frame{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -27,7 +26,9 @@ func decodeObject(name string, doc []byte) (map[string]json.RawMessage, error) {
 	if obj == nil {
 		return nil, fmt.Errorf("%w: %s is not a JSON object", ErrInvalidMetadata, name)
 	}
-	if dec.More() {
+	// Anything but white space after the object is refused (dec.More
+	// would miss a stray "}" or "]").
+	if rest := doc[dec.InputOffset():]; len(bytes.TrimLeft(rest, " \t\r\n")) > 0 {
 		return nil, fmt.Errorf("%w: %s has data after the JSON object", ErrInvalidMetadata, name)
 	}
 	if err := checkMemberNames(doc); err != nil {
@@ -42,59 +43,105 @@ func decodeObject(name string, doc []byte) (map[string]json.RawMessage, error) {
 // "Shape"). Readers disagree on which of two such members counts (Go's
 // encoding/json even matches struct fields case-insensitively), so the
 // document means different things to different implementations.
+//
+// doc must be valid JSON (decodeObject checks that first): the scan below
+// only tells member names from values and strings from the rest.
 func checkMemberNames(doc []byte) error {
+	// One frame per open container. Frames are reused by depth, and so
+	// are their name lists, so a large document costs few allocations.
 	type frame struct {
-		names   map[string]bool // nil for an array
-		wantKey bool            // in an object, the next token is a name or '}'
+		object bool
+		names  [][]byte            // the member names so far, for small objects
+		set    map[string]struct{} // all of them, once there are many
 	}
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
+	const manyNames = 16
 	var stack []frame
-	folded := map[string]string{} // top-level names by their lower case
-	// valueDone records that a value of the innermost container ended.
-	valueDone := func() {
-		if n := len(stack); n > 0 && stack[n-1].names != nil {
-			stack[n-1].wantKey = true
-		}
-	}
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if n := len(stack); n > 0 && stack[n-1].wantKey {
-			if name, ok := tok.(string); ok {
-				top := &stack[n-1]
-				if top.names[name] {
+	depth := 0
+	folded := map[string][]byte{} // top-level names by their lower case
+	wantName := false
+	for i := 0; i < len(doc); {
+		switch doc[i] {
+		case '{', '[':
+			if depth == len(stack) {
+				stack = append(stack, frame{})
+			}
+			f := &stack[depth]
+			f.object, f.names = doc[i] == '{', f.names[:0]
+			if f.set != nil {
+				clear(f.set)
+			}
+			depth++
+			wantName = doc[i] == '{'
+			i++
+		case '}', ']':
+			depth--
+			wantName = false
+			i++
+		case ',':
+			wantName = depth > 0 && stack[depth-1].object
+			i++
+		case '"':
+			j := i + 1
+			escaped := false
+			for j < len(doc) && doc[j] != '"' {
+				if doc[j] == '\\' {
+					escaped = true
+					j++
+				}
+				j++
+			}
+			if j >= len(doc) {
+				return errors.New("unterminated string")
+			}
+			if wantName {
+				name := doc[i+1 : j]
+				if escaped {
+					var s string
+					if err := json.Unmarshal(doc[i:j+1], &s); err != nil {
+						return err
+					}
+					name = []byte(s)
+				}
+				f := &stack[depth-1]
+				dup := false
+				if f.set != nil {
+					_, dup = f.set[string(name)]
+				} else {
+					for _, n := range f.names {
+						if bytes.Equal(n, name) {
+							dup = true
+							break
+						}
+					}
+				}
+				if dup {
 					return fmt.Errorf("member %q appears twice", name)
 				}
-				if n == 1 {
-					key := strings.ToLower(name)
+				f.names = append(f.names, name)
+				if f.set == nil && len(f.names) > manyNames {
+					f.set = make(map[string]struct{}, 2*manyNames)
+					for _, n := range f.names[:len(f.names)-1] {
+						f.set[string(n)] = struct{}{}
+					}
+				}
+				if f.set != nil {
+					f.set[string(name)] = struct{}{}
+				}
+				if depth == 1 {
+					key := strings.ToLower(string(name))
 					if k, ok := folded[key]; ok {
 						return fmt.Errorf("members %q and %q differ only in case", k, name)
 					}
 					folded[key] = name
 				}
-				top.names[name] = true
-				top.wantKey = false
-				continue
+				wantName = false
 			}
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, frame{names: map[string]bool{}, wantKey: true})
-		case json.Delim('['):
-			stack = append(stack, frame{})
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-			valueDone()
+			i = j + 1
 		default:
-			valueDone()
+			i++
 		}
 	}
+	return nil
 }
 
 // parseDims parses a list of non-negative (positive when positive is set)
