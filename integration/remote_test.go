@@ -134,6 +134,12 @@ func TestRemoteHTTPPeers(t *testing.T) {
 			t.Fatalf("zarrfs cat %s/v3 %s: %v\n%s", url, a.Path, r.err, r.stderr)
 		}
 		sameBytes(t, "cat over HTTP without consolidated metadata", r.stdout, want)
+		// The array's own URL as the store, with the root as PATH.
+		r = catArray(t, url+"/v3/"+a.Path, "/")
+		if r.err != nil {
+			t.Fatalf("zarrfs cat %s/v3/%s /: %v\n%s", url, a.Path, r.err, r.stderr)
+		}
+		sameBytes(t, "cat of an array's URL", r.stdout, want)
 		r = runZarrfs(t, "ls", url+"/v3")
 		if !isCleanExit1(r) || !strings.Contains(string(r.stderr), "cannot list its keys") {
 			t.Errorf("zarrfs ls of an HTTP store without consolidated metadata: %v: %s", r.err, r.stderr)

@@ -178,6 +178,23 @@ func TestOpenS3(t *testing.T) {
 	}
 	closeStore(t, z)
 
+	// Without keys in the environment, the AWS shared credentials file.
+	credFile := filepath.Join(t.TempDir(), "credentials")
+	if err := os.WriteFile(credFile, []byte("[default]\naws_access_key_id = wrong\n[zarrfs]\naws_access_key_id = "+
+		s3test.AccessKey+"\naws_secret_access_key = "+s3test.SecretKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", credFile)
+	t.Setenv("AWS_PROFILE", "zarrfs")
+	f, err := Open(ctx, "s3://bkt/p/x.zarr", Options{Getenv: envOf("AWS_ENDPOINT_URL=" + srv.Endpoint)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := f.Get(ctx, "zarr.json"); err != nil || string(got) != "{}" {
+		t.Errorf("credentials from the shared file: Get = %q, %v", got, err)
+	}
+	closeStore(t, f)
+
 	// Flags win over the environment; anonymous access is refused here.
 	a, err := Open(ctx, "s3://bkt/p/x.zarr", Options{Getenv: env, S3: S3Options{Endpoint: srv.Endpoint, Anonymous: true}})
 	if err != nil {
