@@ -93,6 +93,9 @@ func newCodec(t testing.TB, name, config string) Codec {
 
 func FuzzBytesDecode(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 4}, 2, uint8(4))
+	for _, b := range hostileSeeds(f, "raw-") {
+		f.Add(b, 4096, uint8(2))
+	}
 	f.Fuzz(func(t *testing.T, data []byte, n int, size uint8) {
 		if n < 0 || n > 1<<16 || size == 0 {
 			return

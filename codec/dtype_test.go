@@ -1,6 +1,11 @@
 package codec
 
-import "testing"
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestParseNumpyType(t *testing.T) {
 	cases := []struct {
@@ -75,6 +80,16 @@ func TestFloatToInt(t *testing.T) {
 func FuzzParseNumpyType(f *testing.F) {
 	for _, s := range []string{"<i4", "<M8[ns]", "|O", "<U4"} {
 		f.Add(s)
+	}
+	// The data types of the engine's hostile .zarray documents.
+	paths, _ := filepath.Glob(filepath.Join("..", "zarr", "testdata", "hostile", "meta", "v2-*.zarray"))
+	for _, p := range paths {
+		var doc struct{ DType any }
+		if b, err := os.ReadFile(p); err == nil && json.Unmarshal(b, &doc) == nil {
+			if s, ok := doc.DType.(string); ok {
+				f.Add(s)
+			}
+		}
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		nt, err := ParseNumpyType(s)

@@ -144,6 +144,9 @@ func TestJSON2Errors(t *testing.T) {
 func FuzzJSON2Decode(f *testing.F) {
 	f.Add([]byte(`["a","b","|O",[2]]`), 2)
 	f.Add([]byte(`[["a","b"],["c","d"],"|O",[2,2]]`), 4)
+	for _, b := range hostileSeeds(f, "vlen") {
+		f.Add(b, 64)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, n int) {
 		if n < 0 || n > 1<<16 {
 			return

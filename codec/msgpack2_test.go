@@ -151,6 +151,9 @@ func TestMsgPack2Errors(t *testing.T) {
 
 func FuzzMsgPack2Decode(f *testing.F) {
 	f.Add([]byte{0x94, 0xa1, 'a', 0xa1, 'b', 0xa2, '|', 'O', 0x91, 2}, 2)
+	for _, b := range hostileSeeds(f, "vlen") {
+		f.Add(b, 64)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, n int) {
 		if n < 0 || n > 1<<16 {
 			return

@@ -713,6 +713,9 @@ func FuzzShardVlen(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(enc)
+	for _, b := range hostileSeeds(f, "shard-") {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, shard []byte) {
 		got, err := s.Decode(shard, spec)
 		if err != nil && !errors.Is(err, ErrCorrupt) {

@@ -175,6 +175,12 @@ for line in open(sys.argv[1]).read().splitlines():
 
 func FuzzTransposeDecode(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 4, 5, 6}, uint8(2), uint8(3), true)
+	for _, b := range hostileSeeds(f, "raw-") {
+		f.Add(b, uint8(64), uint8(128), false)
+	}
+	for _, b := range hostileSeeds(f, "vlen-") {
+		f.Add(b, uint8(8), uint8(8), true)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, a, b uint8, vlen bool) {
 		spec := ArraySpec{Shape: []int{int(a), int(b)}, DataType: DataType{"uint8", 1}}
 		if vlen {

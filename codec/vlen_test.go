@@ -153,6 +153,9 @@ func FuzzVlenDecode(f *testing.F) {
 	for _, b := range hostileSeeds(f, "vlen-") {
 		f.Add(b, 64)
 	}
+	for _, b := range hostileSeeds(f, "vlen-") {
+		f.Add(b, 64)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, n int) {
 		if n < 0 || n > 1<<20 {
 			return
