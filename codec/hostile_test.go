@@ -105,7 +105,7 @@ var hostileChunks = map[string]string{
 	"shard-offset-overflow.bin":    "sharding_indexed",
 	"shard-nbytes-overflow.bin":    "sharding_indexed",
 	"shard-index-crc.bin":          "crc32c",
-	"shard-truncated-1.bin":        "",
+	"shard-truncated-1.bin":        "crc32c",
 	"shard-shorter-than-index.bin": "sharding_indexed",
 
 	"vlen-count-huge.bin":   "vlen",
@@ -398,7 +398,7 @@ func TestWriteHostileChunks(t *testing.T) {
 	}
 	zw.Write(append(bytes.Clone(data), data...))
 	zw.Close()
-	files["zstd-no-size-long.bin"] = zbuf.Bytes()
+	files["zstd-no-size-long.bin"] = zstdWithoutSize(t, zbuf.Bytes(), 14)
 	zbad := bytes.Clone(zs)
 	zbad[len(zbad)-1] ^= 0xff
 	files["zstd-bad-checksum.bin"] = zbad
@@ -473,6 +473,22 @@ func TestWriteHostileChunks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// zstdWithoutSize rewrites the header of a single-segment zstd frame into
+// one with a window of 2^windowLog bytes and no content size.
+func zstdWithoutSize(t *testing.T, frame []byte, windowLog int) []byte {
+	fhd := frame[4]
+	if fhd&0x20 == 0 || fhd&0x03 != 0 {
+		t.Fatalf("frame header descriptor %#x: not single-segment, or with a dictionary", fhd)
+	}
+	fcsLen := []int{1, 2, 4, 8}[fhd>>6]
+	out := append([]byte{}, frame[:4]...)
+	out = append(out, fhd&0x04, byte(windowLog-10)<<3) // keep the checksum flag; window descriptor
+	if h := new(zstd.Header); h.Decode(append(out, frame[5+fcsLen:]...)) != nil || h.HasFCS {
+		t.Fatalf("rewritten header does not parse or still has a content size")
+	}
+	return append(out, frame[5+fcsLen:]...)
 }
 
 // zstdFrameDeclaring returns a zstd frame whose header declares size bytes
