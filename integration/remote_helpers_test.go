@@ -57,6 +57,8 @@ func remoteData(t *testing.T) *remoteStores {
 	peertest.NeedPython(t)
 	peertest.NeedNode(t)
 	remoteFixture.once.Do(func() {
+		start := time.Now()
+		defer func() { t.Logf("remote stores built in %v", time.Since(start).Round(time.Millisecond)) }()
 		s := &remoteFixture.s
 		s.root = filepath.Join(tmpRoot, "remote")
 		// v2: a snapshot of zarr-python's store (other tests add to it).
@@ -253,6 +255,10 @@ func upload(t *testing.T, srv *s3test.Server, dir, bucket, prefix string) {
 	}
 	defer st.Close()
 	ctx := context.Background()
+	start, files := time.Now(), 0
+	defer func() {
+		t.Logf("uploaded %d files to s3://%s/%s in %v", files, bucket, prefix, time.Since(start).Round(time.Millisecond))
+	}()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(16)
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -260,6 +266,7 @@ func upload(t *testing.T, srv *s3test.Server, dir, bucket, prefix string) {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
+		files++
 		g.Go(func() error {
 			b, err := os.ReadFile(p)
 			if err != nil {
