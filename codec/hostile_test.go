@@ -108,11 +108,12 @@ var hostileChunks = map[string]string{
 	"shard-truncated-1.bin":        "crc32c",
 	"shard-shorter-than-index.bin": "sharding_indexed",
 
-	"vlen-count-huge.bin":   "vlen",
-	"vlen-length-huge.bin":  "vlen",
-	"vlen-truncated.bin":    "vlen",
-	"vlenz-garbage.bin":     "gzip",
-	"vlenzs-frame-4GiB.bin": "zstd",
+	"vlen-count-huge.bin":     "vlen",
+	"vlen-length-huge.bin":    "vlen",
+	"vlen-truncated.bin":      "vlen",
+	"vlenz-garbage.bin":       "gzip",
+	"vlenzs-frame-4GiB.bin":   "zstd",
+	"vlenzs-frame-256MiB.bin": "frame of 16 bytes declares 268435456",
 }
 
 // hostileGenerated lists the cases built at test time, too large to keep.
@@ -463,6 +464,7 @@ func TestWriteHostileChunks(t *testing.T) {
 	files["vlen-truncated.bin"] = vl[:len(vl)-1]
 	files["vlenz-garbage.bin"] = garbage(500)
 	files["vlenzs-frame-4GiB.bin"] = zstdFrameDeclaring(4 << 30)
+	files["vlenzs-frame-256MiB.bin"] = zstdFrameDeclaring(256 << 20)
 
 	dir := filepath.Join("testdata", "hostile")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -92,11 +92,22 @@ func (c Zstd) Encode(data []byte) ([]byte, error) {
 	return e.EncodeAll(data, nil), nil
 }
 
+// zstdMaxOutput bounds what n bytes of zstd frames can decode to: every
+// block (at most 128 KiB of output) has a 3-byte header.
+func zstdMaxOutput(n int) int64 { return (int64(n)/3 + 1) << 17 }
+
 // Decode implements BytesToBytes. A frame that declares more than
 // decodedSize bytes fails before anything is allocated for it, and no
 // frame decodes past decodedSize.
 func (Zstd) Decode(data []byte, decodedSize int) ([]byte, error) {
 	if decodedSize < 0 {
+		// The decoder allocates the content size a frame declares: refuse
+		// a claim no frame of this length can make good (each block of at
+		// most 128 KiB takes at least 3 bytes) before it does.
+		var h zstd.Header
+		if h.Decode(data) == nil && h.HasFCS && h.FrameContentSize > uint64(zstdMaxOutput(len(data))) {
+			return nil, Corruptf("zstd", "frame of %d bytes declares %d", len(data), h.FrameContentSize)
+		}
 		d, err := zstdUnknown()
 		if err != nil {
 			return nil, fmt.Errorf("zstd: %w", err)
