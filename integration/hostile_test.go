@@ -338,6 +338,7 @@ func TestMountHostileV3(t *testing.T) {
 
 	m := mountStore(t, root)
 	checkHostileMount(t, m, cases, map[string][]byte{"good/data": ref})
+	checkHostileCat(t, root, cases)
 
 	// Nothing outside the store shows: the linked folders are not listed
 	// and not reachable, the linked document is not served.
@@ -420,6 +421,23 @@ func TestMountHostileV2(t *testing.T) {
 
 	m := mountStore(t, root)
 	checkHostileMount(t, m, cases, map[string][]byte{"good/data": ref})
+	checkHostileCat(t, root, cases)
+}
+
+// checkHostileCat runs `zarrfs cat STORE NODE` on every broken node: exit
+// status 1, no panic, one line of standard error that names the node.
+func checkHostileCat(t *testing.T, store string, cases []hostileCase) {
+	t.Helper()
+	for _, c := range cases {
+		if c.file == "" {
+			continue
+		}
+		r := catArray(t, store, c.node)
+		lines := strings.Split(strings.TrimRight(string(r.stderr), "\n"), "\n")
+		if !isCleanExit1(r) || len(lines) != 1 || !strings.Contains(lines[0], c.node) || len(r.stdout) > 8192 {
+			t.Errorf("zarrfs cat %s: %v, %d bytes out, stderr:\n%s", c.node, r.err, len(r.stdout), r.stderr)
+		}
+	}
 }
 
 // TestMountHostileZip mounts a zip whose members include ../../x,
