@@ -203,4 +203,6 @@ func TestFsx(t *testing.T) {
 		t.Errorf("fsx seed %d: failures (replay with ZARRFS_FSX_SEED=%d go test -run Fsx ./integration/):\n%s",
 			seed, seed, strings.Join(res.Failures, "\n"))
 	}
+	stopClean(t, m2)
+	stopClean(t, m3)
 }

@@ -43,7 +43,11 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(tmp)
 	tmpRoot = tmp
 	zarrfsBin = filepath.Join(tmp, "zarrfs")
-	build := exec.Command("go", "build", "-o", zarrfsBin, "./cmd/zarrfs")
+	args := []string{"build", "-o", zarrfsBin}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "./cmd/zarrfs")...)
 	build.Dir = peertest.RepoRoot()
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "integration: building zarrfs: %v\n%s", err, out)
