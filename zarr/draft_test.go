@@ -373,6 +373,9 @@ func FuzzParseDraftArray(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	for _, b := range hostileSeeds(f, "d22-") {
+		f.Add(b)
+	}
 	l := &draftLayout{format: FormatV3Draft2022, metaRoot: "meta/root", suffix: ".json", dataRoot: "data/root", chunkPrefix: "c", defaultSep: "/"}
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		obj, err := decodeObject("array.json", doc)

@@ -19,8 +19,9 @@ import (
 // Hostile metadata documents live in testdata/hostile/meta, one file per
 // case. The name says where the document goes: "v2-….zarray" is the
 // .zarray of an array beside a good one in a v2 group, "v3-….zarr.json"
-// the zarr.json of an array in a v3 group, "v1-….meta" the meta document
-// of a v1 store (which holds one array, at the root).
+// the zarr.json of an array in a v3 group, "d22-….array.json" the
+// document of an array in a store of the 2022 v3 draft, "v1-….meta" the
+// meta document of a v1 store (which holds one array, at the root).
 
 // hostileWant is the error a hostile document must give: a sentinel it
 // matches and words its message contains.
@@ -100,6 +101,18 @@ var hostileMeta = map[string]hostileWant{
 	"v3-dimension-names-wrong-rank.zarr.json": invalid("dimension_names"),
 	"v3-attributes-not-object.zarr.json":      invalid("attributes is not an object"),
 
+	"d22-not-json.array.json":                  invalid("not JSON"),
+	"d22-duplicate-key.array.json":             invalid(`member "shape" appears twice`),
+	"d22-case-variant-key.array.json":          invalid(`members "shape" and "SHAPE" differ only in case`),
+	"d22-shape-overflow.array.json":            invalid("overflows int64"),
+	"d22-rank-33.array.json":                   invalid("more than 32"),
+	"d22-chunks-zero.array.json":               invalid("must be positive"),
+	"d22-shape-negative.array.json":            invalid("must be non-negative"),
+	"d22-fill-out-of-range.array.json":         invalid("out of range"),
+	"d22-must-understand-extension.array.json": unsupp("must_understand"),
+	"d22-codec-unknown.array.json":             unsupp("snappy2"),
+	"d22-layout-x.array.json":                  unsupp(`chunk memory layout "X"`),
+
 	"v1-not-json.meta":            invalid("not JSON"),
 	"v1-zarr-format-2.meta":       invalid("zarr_format 2, want 1"),
 	"v1-duplicate-key.meta":       invalid(`member "dtype" appears twice`),
@@ -117,6 +130,10 @@ const (
 		"chunk_key_encoding": {"name": "default"}, "fill_value": 0,
 		"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}`
 )
+
+// goodDraftArray is the good sibling in a store of the 2022 v3 draft.
+const goodDraftArray = `{"shape": [4], "data_type": "<i2", "chunk_grid": {"type": "regular", "chunk_shape": [2], "separator": "/"},
+	"chunk_memory_layout": "C", "fill_value": 0, "extensions": [], "attributes": {}}`
 
 var goodData = []byte{1, 0, 2, 0, 3, 0, 4, 0}
 
@@ -136,6 +153,14 @@ func hostileStore(name string, doc []byte) (keys map[string][]byte, path string)
 			"zarr.json":      []byte(`{"zarr_format": 3, "node_type": "group"}`),
 			"good/zarr.json": []byte(goodV3Array), "good/c/0": goodData[:4], "good/c/1": goodData[4:],
 			"bad/zarr.json": doc, "bad/c/0": goodData[:4],
+		}, "bad"
+	case strings.HasPrefix(name, "d22-"):
+		return map[string][]byte{
+			"zarr.json":            []byte(`{"zarr_format": "https://purl.org/zarr/spec/core/3.0", "metadata_encoding": {"type": "json", "metadata_key_suffix": ".json"}, "extensions": []}`),
+			"meta/group.json":      []byte(`{"attributes": {}}`),
+			"meta/good.array.json": []byte(goodDraftArray),
+			"data/good/c0":         goodData[:4], "data/good/c1": goodData[4:],
+			"meta/bad.array.json": doc, "data/bad/c0": goodData[:4],
 		}, "bad"
 	case strings.HasPrefix(name, "v1-"):
 		return map[string][]byte{"meta": doc, "0": goodData[:4]}, ""
@@ -200,7 +225,7 @@ func checkHostileNode(t *testing.T, name string, doc []byte, want hostileWant) {
 	}
 	// A broken array whose kind can be told still shows as an array (whose
 	// data then fails to read), not as an empty group.
-	if (strings.HasPrefix(name, "v2-") || strings.HasPrefix(name, "v1-") || strings.HasPrefix(name, "v3-") && v3KindHint(doc).kind == KindArray) && n.Kind != KindArray {
+	if (strings.HasPrefix(name, "v2-") || strings.HasPrefix(name, "v1-") || strings.HasPrefix(name, "d22-") || strings.HasPrefix(name, "v3-") && v3KindHint(doc).kind == KindArray) && n.Kind != KindArray {
 		t.Errorf("node %q: kind %v, want array", path, n.Kind)
 	}
 	if n.Array != nil && n.Array.Err == nil {
