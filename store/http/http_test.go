@@ -293,3 +293,44 @@ func TestHTTPS(t *testing.T) {
 		t.Errorf("an untrusted certificate: %d connections, %d requests; want 1 connection and no retry", conns.Load(), n.Load())
 	}
 }
+
+// TestServerStoppedMidRead: the server goes away while a body is being
+// sent; the read fails quickly (retries meet a closed port), well within
+// the deadline, and does not hang.
+func TestServerStoppedMidRead(t *testing.T) {
+	started := make(chan struct{})
+	release := make(chan struct{})
+	ts := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Content-Length", "1000000")
+		w.WriteHeader(200)
+		w.Write(make([]byte, 1000))
+		w.(nethttp.Flusher).Flush()
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(ts.Close) // after release is closed below
+	defer close(release)
+	s, err := New(ts.URL, Options{Retry: fastRetry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		<-started
+		ts.CloseClientConnections()
+		ts.Listener.Close()
+	}()
+	start := time.Now()
+	_, err = deadline.New(s, 2*time.Second).Get(context.Background(), "big")
+	if err == nil || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("server stopped mid-read: %v; want a connection error before the deadline", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("server stopped mid-read: failed after %v", d)
+	}
+}
