@@ -10,10 +10,13 @@ DEBS     := fuse3 attr python3-zarr python3-numcodecs python3-numpy nodejs npm
 FUZZITERS   ?= 5000
 FUZZTIME    ?= 1m
 FUZZMINTIME ?= 5s
-STRESS_DURATION ?= 5m
+# stress: how long the 32-reader stress test runs (10 s in make test) and
+# how many operations the fsx check draws (100,000 in make test).
+STRESS_DURATION ?= 60s
+FSX_OPS         ?= 300000
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps lint test demo bench fuzz-short fuzz stress clean
+.PHONY: all build deps lint test demo bench fuzz-short fuzz stress race clean
 
 all: build
 
@@ -80,8 +83,19 @@ define fuzz-all
 	echo "fuzz: $$n targets, -fuzztime=$(1) each, passed in $$(( $$(date +%s) - start )) s"
 endef
 
-stress:
-	ZARRFS_STRESS_DURATION=$(STRESS_DURATION) $(GO) test -timeout 60m -run Stress -v $(PKGS)
+# stress runs the long versions of the reliability tests (integration/):
+# the stress test for STRESS_DURATION and fsx for FSX_OPS operations, then
+# the fault and lifecycle tests. The figures in README.md come from here.
+stress: deps
+	ZARRFS_REQUIRE_PEERS=1 ZARRFS_STRESS_DURATION=$(STRESS_DURATION) ZARRFS_FSX_OPS=$(FSX_OPS) \
+		$(GO) test -count=1 -timeout 60m -run 'Stress|Fsx|Fault|Lifecycle' -v ./integration/
+
+# race runs every test under the race detector; the integration tests then
+# mount a -race build of zarrfs. It takes several times as long as make test
+# (about 8 minutes for the packages other than integration on 2 cores), so
+# it is a target of its own.
+race: deps
+	ZARRFS_REQUIRE_PEERS=1 $(GO) test -race -count=1 -timeout 90m $(PKGS)
 
 clean:
 	rm -rf bin
