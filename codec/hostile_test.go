@@ -7,10 +7,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -303,6 +305,56 @@ func TestHostileChunkAllocs(t *testing.T) {
 		}
 	}
 	t.Logf("%d hostile chunks; the most allocating is %s at %.0f%% of its bound", len(names), worst, 100*worstRatio)
+
+	// The same with a 4 MiB chunk, where the bound is mostly twice the
+	// chunk: each chain's valid chunk truncated by one byte and with
+	// one byte flipped in its middle, and the bombs.
+	big := ArraySpec{Shape: []int{1024, 2048}, DataType: DataType{"int16", 2}, FillValue: []byte{0, 0}}
+	data := testData(big.ByteSize(), 5)
+	limit := uint64(2*big.ByteSize() + 1<<20)
+	var bigWorst string
+	var bigRatio float64
+	for _, prefix := range slices.Sorted(maps.Keys(hostileChains)) {
+		if strings.HasPrefix(prefix, "vlen") {
+			continue
+		}
+		codecs, err := ParseCodecList([]byte(hostileChains[prefix]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewPipeline(codecs, big)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := p.Encode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flipped := bytes.Clone(enc)
+		flipped[len(flipped)/2] ^= 0x55
+		inputs := map[string][]byte{"truncated": enc[:len(enc)-1], "flipped": flipped}
+		if prefix == "gzip" || prefix == "zlib" {
+			inputs["bomb"] = cases[prefix+"-bomb-1GiB"]
+		}
+		for what, in := range inputs {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := p.Decode(in)
+			runtime.ReadMemStats(&after)
+			got := after.TotalAlloc - before.TotalAlloc
+			if err == nil && what != "flipped" {
+				t.Errorf("%s, 4 MiB chunk, %s: no error", prefix, what)
+			}
+			if got > limit {
+				t.Errorf("%s, 4 MiB chunk, %s: decode allocated %d bytes, more than %d", prefix, what, got, limit)
+			}
+			if r := float64(got) / float64(limit); r > bigRatio {
+				bigWorst, bigRatio = prefix+" "+what, r
+			}
+		}
+	}
+	t.Logf("4 MiB chunks: the most allocating is %s at %.0f%% of its bound", bigWorst, 100*bigRatio)
 }
 
 // vlenOf returns a vlen-encoded chunk of n short strings.
