@@ -145,6 +145,12 @@ func (Blosc) Decode(data []byte, decodedSize int) ([]byte, error) {
 	if err := checkSize("blosc", n, decodedSize); err != nil {
 		return nil, err
 	}
+	// With no size to check against (vlen chunks), refuse a claim no
+	// chunk of this length can make good before allocating it: no inner
+	// codec expands more than zstd does (128 KiB per 3 bytes).
+	if decodedSize < 0 && int64(n) > zstdMaxOutput(len(data)) {
+		return nil, Corruptf("blosc", "chunk of %d bytes claims %d", len(data), n)
+	}
 	out := make([]byte, n)
 	if err := blosc.Decompress(out, data); err != nil {
 		return nil, bloscError(err)

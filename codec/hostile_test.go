@@ -54,6 +54,7 @@ var hostileChains = map[string]string{
 	"vlen":   `[{"name": "vlen-utf8"}]`,
 	"vlenz":  `[{"name": "vlen-utf8"}, {"name": "gzip", "configuration": {"level": 5}}]`,
 	"vlenzs": `[{"name": "vlen-utf8"}, {"name": "zstd", "configuration": {"level": 3}}]`,
+	"vlenb":  `[{"name": "vlen-utf8"}, ` + hostileBlosc + `]`,
 }
 
 // hostileChunks maps every file of testdata/hostile to words of the
@@ -116,6 +117,7 @@ var hostileChunks = map[string]string{
 	"vlenz-garbage.bin":       "gzip",
 	"vlenzs-frame-4GiB.bin":   "zstd",
 	"vlenzs-frame-256MiB.bin": "frame of 16 bytes declares 268435456",
+	"vlenb-claims-512MiB.bin": "chunk of 28 bytes claims 536870912",
 }
 
 // hostileGenerated lists the cases built at test time, too large to keep.
@@ -517,6 +519,12 @@ func TestWriteHostileChunks(t *testing.T) {
 	files["vlenz-garbage.bin"] = garbage(500)
 	files["vlenzs-frame-4GiB.bin"] = zstdFrameDeclaring(4 << 30)
 	files["vlenzs-frame-256MiB.bin"] = zstdFrameDeclaring(256 << 20)
+	// A 28-byte Blosc chunk of one block claiming 512 MiB.
+	vb := bloscHeader(512<<20, 512<<20, 28)
+	vb[3] = 1 // typesize 1: one stream
+	vb = binary.LittleEndian.AppendUint32(vb, 16+4)
+	vb = binary.LittleEndian.AppendUint32(vb, 4)
+	files["vlenb-claims-512MiB.bin"] = append(vb, 1, 2, 3, 4)
 
 	dir := filepath.Join("testdata", "hostile")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

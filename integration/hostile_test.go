@@ -42,6 +42,7 @@ var hostileChains = map[string]string{
 	"vlen":   `[{"name": "vlen-utf8"}]`,
 	"vlenz":  `[{"name": "vlen-utf8"}, {"name": "gzip", "configuration": {"level": 5}}]`,
 	"vlenzs": `[{"name": "vlen-utf8"}, {"name": "zstd", "configuration": {"level": 3}}]`,
+	"vlenb":  `[{"name": "vlen-utf8"}, {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 2, "blocksize": 0}}]`,
 }
 
 const hBytes = `{"name": "bytes", "configuration": {"endian": "little"}}`
