@@ -422,7 +422,9 @@ func (a *Array) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	// they can arrive a little out of order: a large read starting near
 	// where the last one ended counts as sequential.
 	prev := a.readEnd.Swap(off + n)
-	sequential := off > 0 && (off == prev || n >= seqMinRead && off >= prev-8*n && off <= prev+8*n)
+	// A large read at the start is the first of a sequential reader.
+	sequential := off > 0 && (off == prev || n >= seqMinRead && off >= prev-8*n && off <= prev+8*n) ||
+		off == 0 && n >= seqMinRead
 	if off%item == 0 && n%item == 0 {
 		if err := a.readElements(ctx, p[:n], e0, e1, !sequential); err != nil {
 			return 0, err
