@@ -145,6 +145,17 @@ func (LZMA) EncodedSize(int) int { return -1 }
 
 // dictCap returns a dictionary capacity for n bytes of data: the filter's
 // size, but no more than the data needs.
+// lzmaMaxOutput bounds what n bytes of an LZMA stream can decode to, and
+// so the dictionary a stream of unknown decoded size can use (the decoder
+// allocates the whole dictionary up front: a 23-byte stream claiming a
+// 1 GiB dictionary would cost 1 GiB). The range coder spends at least
+// -log2(1-31/2048) ≈ 0.022 bits on a decision and a match of at most 273
+// bytes takes a dozen decisions or more, so no stream expands by much
+// more than 8000 times; 2^16 leaves a wide margin.
+func lzmaMaxOutput(n int) int {
+	return int(min(int64(MaxUnknownSize), int64(n)<<16+lzma.MinDictCap))
+}
+
 func (c LZMA) dictCap(n int) int {
 	return max(min(c.Filter.DictSize, n), lzma.MinDictCap)
 }
@@ -195,7 +206,7 @@ func (c LZMA) Encode(data []byte) ([]byte, error) {
 func (c LZMA) Decode(data []byte, decodedSize int) ([]byte, error) {
 	limit := decodedSize
 	if limit < 0 {
-		limit = MaxUnknownSize
+		limit = lzmaMaxOutput(len(data))
 	}
 	var r io.Reader
 	var err error
@@ -259,7 +270,7 @@ func aloneLimitDict(data []byte, decodedSize int) ([]byte, error) {
 	if size != ^uint64(0) && decodedSize >= 0 && size != uint64(decodedSize) {
 		return nil, Corruptf("lzma", "header says %d bytes, want %d", size, decodedSize)
 	}
-	limit := uint64(MaxUnknownSize)
+	limit := uint64(lzmaMaxOutput(len(data)))
 	if decodedSize >= 0 {
 		limit = uint64(max(decodedSize, lzma.MinDictCap))
 	}

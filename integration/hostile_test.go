@@ -43,6 +43,8 @@ var hostileChains = map[string]string{
 	"vlenz":  `[{"name": "vlen-utf8"}, {"name": "gzip", "configuration": {"level": 5}}]`,
 	"vlenzs": `[{"name": "vlen-utf8"}, {"name": "zstd", "configuration": {"level": 3}}]`,
 	"vlenb":  `[{"name": "vlen-utf8"}, {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 2, "blocksize": 0}}]`,
+	"vlenl":  `[{"name": "vlen-utf8"}, {"name": "numcodecs.lzma", "configuration": {"format": 2}}]`,
+	"vlenl2": `[{"name": "vlen-utf8"}, {"name": "numcodecs.lzma", "configuration": {"format": 3, "filters": [{"id": 33, "dict_size": 1073741824}]}}]`,
 }
 
 const hBytes = `{"name": "bytes", "configuration": {"endian": "little"}}`
