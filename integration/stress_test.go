@@ -235,7 +235,11 @@ func TestStress(t *testing.T) {
 	if st.Mismatches != 0 || st.Errors != 0 || st.Short != 0 {
 		t.Errorf("%d mismatches, %d errors, %d short reads:\n%s", st.Mismatches, st.Errors, st.Short, strings.Join(st.Details, "\n"))
 	}
-	if st.Reads < 1000 {
+	minReads := int64(1000)
+	if raceBuild {
+		minReads = 100 // the race detector slows zarrfs about 15 times
+	}
+	if st.Reads < minReads {
 		t.Errorf("only %d reads in %.1f s", st.Reads, st.Seconds)
 	}
 	for _, m := range []struct {
