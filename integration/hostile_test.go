@@ -38,6 +38,8 @@ var hostileChains = map[string]string{
 	"bloscz": `[` + hBytes + `, {"name": "blosc", "configuration": {"cname": "zstd", "clevel": 5, "shuffle": "shuffle", "typesize": 2, "blocksize": 0}}]`,
 	"lz4":    `[` + hBytes + `, {"name": "numcodecs.lz4", "configuration": {"acceleration": 1}}]`,
 	"crc32c": `[` + hBytes + `, {"name": "crc32c"}]`,
+	"bz2":    `[` + hBytes + `, {"name": "numcodecs.bz2", "configuration": {"level": 9}}]`,
+	"lzma":   `[` + hBytes + `, {"name": "numcodecs.lzma", "configuration": {}}]`,
 	"shard":  `[{"name": "sharding_indexed", "configuration": {"chunk_shape": [32, 32], "codecs": [` + hBytes + `], "index_codecs": [` + hBytes + `, {"name": "crc32c"}], "index_location": "end"}}]`,
 	"vlen":   `[{"name": "vlen-utf8"}]`,
 	"vlenz":  `[{"name": "vlen-utf8"}, {"name": "gzip", "configuration": {"level": 5}}]`,
