@@ -220,8 +220,23 @@ func checkHostileMount(t *testing.T, m *mounted, cases []hostileCase, good map[s
 		}
 	}
 	checkGood("after the hostile reads")
-	// One log line per broken node, however often it was read.
+	// One log line per broken node, however often it was read. The log
+	// reaches m.stderr through a pipe: wait until every node is there.
 	logged := m.stderr.String()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		missing := false
+		for _, c := range cases {
+			if c.file != "" && !strings.Contains(logged, `"/`+c.node+`"`) {
+				missing = true
+				break
+			}
+		}
+		if !missing {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+		logged = m.stderr.String()
+	}
 	for _, c := range cases {
 		if c.file == "" {
 			continue
