@@ -462,11 +462,31 @@ func FuzzConsolidated(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b, strings.HasPrefix(name, "v3-"))
+		f.Add(b, strings.HasPrefix(name, "v3-"), "", []byte(nil))
 	}
-	f.Add([]byte(`{"zarr_consolidated_format": 1, "metadata": {".zgroup": {"zarr_format": 2}, "a/.zgroup": {"zarr_format": 2}, "a/b/.zarray": {}}}`), false)
-	f.Fuzz(func(t *testing.T, doc []byte, v3 bool) {
+	f.Add([]byte(`{"zarr_consolidated_format": 1, "metadata": {".zgroup": {"zarr_format": 2}, "a/.zgroup": {"zarr_format": 2}, "a/b/.zarray": {}}}`), false, "", []byte(nil))
+	// Structured inputs: one entry (path, document) added to a valid
+	// consolidated document, so that mutations stay JSON.
+	f.Add([]byte(nil), false, "good/.zarray", []byte(goodV2Array))
+	f.Add([]byte(nil), true, "good", []byte(goodV3Array))
+	for _, b := range hostileSeeds(f, "v2-") {
+		f.Add([]byte(nil), false, "good/.zarray", b)
+	}
+	for _, b := range hostileSeeds(f, "v3-") {
+		f.Add([]byte(nil), true, "good", b)
+	}
+	f.Fuzz(func(t *testing.T, doc []byte, v3 bool, path string, member []byte) {
 		ctx := context.Background()
+		if len(doc) == 0 && json.Valid(member) {
+			meta := map[string]json.RawMessage{path: member}
+			if v3 {
+				cons := map[string]any{"kind": "inline", "must_understand": false, "metadata": meta}
+				doc, _ = json.Marshal(map[string]any{"zarr_format": 3, "node_type": "group", "consolidated_metadata": cons})
+			} else {
+				meta[".zgroup"] = json.RawMessage(`{"zarr_format": 2}`)
+				doc, _ = json.Marshal(map[string]any{"zarr_consolidated_format": 1, "metadata": meta})
+			}
+		}
 		keys := map[string][]byte{"good/0": goodData[:4], "good/c/0": goodData[:4]}
 		if v3 {
 			keys["zarr.json"] = doc
