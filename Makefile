@@ -71,16 +71,25 @@ fuzz-short:
 fuzz:
 	@$(call fuzz-all,$(FUZZTIME))
 
-# fuzz-all runs every fuzz target for -fuzztime=$(1), stopping at the first failure.
+# fuzz-all runs every fuzz target for -fuzztime=$(1), stopping at the first
+# failure. With a duration, go1.26's fuzz coordinator can fail a target with
+# a bare "context deadline exceeded" when the time runs out (golang/go#75804,
+# fixed in go1.27): that, without a failing input written, is not counted.
 define fuzz-all
-	set -e; start=$$(date +%s); n=0; \
+	set -e; start=$$(date +%s); n=0; out=$$(mktemp); \
 	for pkg in $$($(GO) list $(PKGS)); do \
 		for f in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz' || true); do \
-			echo "== $$pkg $$f"; n=$$((n+1)); \
-			$(GO) test -run=NONE -fuzz="^$$f\$$" -fuzztime=$(1) -fuzzminimizetime=$(FUZZMINTIME) $$pkg; \
+			echo "== $$pkg $$f"; n=$$((n+1)); rc=0; \
+			$(GO) test -run=NONE -fuzz="^$$f\$$" -fuzztime=$(1) -fuzzminimizetime=$(FUZZMINTIME) $$pkg >$$out 2>&1 || rc=$$?; \
+			grep -v '^fuzz: elapsed' $$out || true; \
+			if [ $$rc -ne 0 ]; then \
+				if grep -q 'context deadline exceeded' $$out && ! grep -q 'Failing input written' $$out; then \
+					echo "fuzz: $$f: the coordinator's deadline race (golang/go#75804), no failing input: not a failure"; \
+				else rm -f $$out; exit 1; fi; \
+			fi; \
 		done; \
 	done; \
-	echo "fuzz: $$n targets, -fuzztime=$(1) each, passed in $$(( $$(date +%s) - start )) s"
+	rm -f $$out; echo "fuzz: $$n targets, -fuzztime=$(1) each, passed in $$(( $$(date +%s) - start )) s"
 endef
 
 # stress runs the long versions of the reliability tests (integration/):
