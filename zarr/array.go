@@ -36,8 +36,11 @@ type arrayState struct {
 	id    uint64 // distinguishes arrays in a shared cache
 
 	writeMu sync.Mutex
-	// readEnd is where the last ReadAt ended, to detect sequential readers.
-	readEnd atomic.Int64
+	// streams holds where recent reads ended, one slot per sequential
+	// reader (several may read one array at once), to recognise them.
+	streamMu   sync.Mutex
+	streams    [maxStreams]int64
+	nextStream int
 	// writes counts chunk writes, so that a chunk loaded while one was
 	// written is not cached.
 	writes atomic.Uint64
@@ -417,14 +420,8 @@ func (a *Array) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	item := int64(a.dt.Size)
 	e0, e1 := off/item, (off+n-1)/item+1
 	// A sequential reader reads whole shards (cached, read ahead); a
-	// random one only the parts of shards it needs. The kernel sends
-	// the read-ahead requests of one sequential reader concurrently, so
-	// they can arrive a little out of order: a large read starting near
-	// where the last one ended counts as sequential.
-	prev := a.readEnd.Swap(off + n)
-	// A large read at the start is the first of a sequential reader.
-	sequential := off > 0 && (off == prev || n >= seqMinRead && off >= prev-8*n && off <= prev+8*n) ||
-		off == 0 && n >= seqMinRead
+	// random one only the parts of shards it needs.
+	sequential := a.noteRead(off, n)
 	if off%item == 0 && n%item == 0 {
 		if err := a.readElements(ctx, p[:n], e0, e1, !sequential); err != nil {
 			return 0, err
@@ -446,6 +443,28 @@ func (a *Array) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	return int(n), nil
 }
 
+// maxStreams is how many sequential readers of one array are told apart.
+const maxStreams = 8
+
+// noteRead records a read of n bytes at off and reports whether it
+// continues a sequential reader: it starts where a recent read ended or,
+// being large, near there (the kernel sends the read-ahead requests of one
+// reader concurrently, so they arrive a little out of order); a large read
+// at offset 0 starts one.
+func (a *Array) noteRead(off, n int64) bool {
+	a.streamMu.Lock()
+	defer a.streamMu.Unlock()
+	for i, end := range a.streams {
+		if end > 0 && off > 0 && (off == end || n >= seqMinRead && off >= end-8*n && off <= end+8*n) {
+			a.streams[i] = max(end, off+n)
+			return true
+		}
+	}
+	a.streams[a.nextStream] = off + n
+	a.nextStream = (a.nextStream + 1) % maxStreams
+	return off == 0 && n >= seqMinRead
+}
+
 // seqMinRead is the smallest read that counts as sequential when it starts
 // near, not at, the end of the last read: the kernel's page-cache reads
 // are 128 KiB or more.
@@ -453,7 +472,8 @@ const seqMinRead = 64 << 10
 
 // dropBehind remembers the chunks holding the elements [e0, e1) that a
 // sequential reader just read and drops from the cache those it
-// remembered that end more than slack elements before e0: the reader is
+// remembered that end between slack and 5 × slack elements before e0 (those
+// further behind belong to another, slower reader): the reader is
 // past them and the kernel keeps what it read in its page cache. Memory
 // then goes round between the chunks being decoded instead of filling the
 // cache with chunks nobody will ask for (fresh memory is slow to fault in).
@@ -471,11 +491,14 @@ func (a *Array) dropBehind(e0, e1, slack int64) {
 	a.behindMu.Lock()
 	keep := a.behind[:0]
 	for _, c := range a.behind {
-		if a.chunkLastElem(c) < e0-slack {
-			drop = append(drop, c)
-		} else {
+		switch last := a.chunkLastElem(c); {
+		case last >= e0-slack:
 			keep = append(keep, c)
+		case last >= e0-5*slack:
+			drop = append(drop, c)
 		}
+		// Chunks further behind are forgotten but left in the cache:
+		// they are another reader's, which this one overtook.
 	}
 	a.behind = keep
 	for _, c := range touched {
