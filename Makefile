@@ -101,8 +101,8 @@ stress: deps
 
 # race runs every test under the race detector; the integration tests then
 # mount a -race build of zarrfs. It takes several times as long as make test
-# (about 8 minutes for the packages other than integration on 2 cores), so
-# it is a target of its own.
+# (about 25 minutes on 2 cores: 8 for the packages other than integration,
+# 16.5 for integration), so it is a target of its own.
 race: deps
 	ZARRFS_REQUIRE_PEERS=1 $(GO) test -race -count=1 -timeout 90m $(PKGS)
 
