@@ -161,3 +161,52 @@ func TestTimeoutRemembered(t *testing.T) {
 		t.Errorf("read once the store answers again: %v", err)
 	}
 }
+
+// TestCancelledLookupDoesNotFailOthers: of two callers loading the same
+// node's metadata, the one cancelled returns at once and the other still
+// gets the node.
+func TestCancelledLookupDoesNotFailOthers(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{4}, ChunkShape: []int64{2}, DataType: "int8", FillValue: 0}); err != nil {
+		t.Fatal(err)
+	}
+	f, st := fault.New(mem)
+	h, err := Open(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Set(fault.Rule{Kind: fault.Slow, Prefix: "a/", Delay: 300 * time.Millisecond})
+	defer f.Clear()
+	ctx1, cancel1 := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var err1, err2 error
+	var n2 *Node
+	var done1 time.Time
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		_, err1 = h.Node(ctx1, "a")
+		done1 = time.Now()
+	}()
+	for f.Active() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	go func() { defer wg.Done(); n2, err2 = h.Node(ctx, "a") }()
+	time.Sleep(20 * time.Millisecond)
+	start := time.Now()
+	cancel1()
+	wg.Wait()
+	if !errors.Is(err1, context.Canceled) {
+		t.Errorf("the cancelled caller: %v, want Canceled", err1)
+	}
+	if d := done1.Sub(start); d > 100*time.Millisecond {
+		t.Errorf("the cancelled caller returned %v after its cancellation", d)
+	}
+	if err2 != nil || n2 == nil || n2.Array == nil {
+		t.Errorf("the other caller: %v, %v; want the array", n2, err2)
+	}
+}

@@ -169,20 +169,32 @@ func (h *Hierarchy) Node(ctx context.Context, path string) (*Node, error) {
 	if ok {
 		return n, nil
 	}
-	v, err, _ := h.loads.Do(p, func() (any, error) {
-		n, err := h.load(ctx, p)
-		if err != nil {
-			return nil, err
+	for {
+		ch := h.loads.DoChan(p, func() (any, error) {
+			n, err := h.load(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			h.mu.Lock()
+			h.nodes[p] = n
+			h.mu.Unlock()
+			return n, nil
+		})
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err() // the load goes on for the other callers
+		case r := <-ch:
+			// The load ran under the first caller's context: when that
+			// caller was cancelled, the others load again.
+			if r.Err != nil && errors.Is(r.Err, context.Canceled) && ctx.Err() == nil {
+				continue
+			}
+			if r.Err != nil {
+				return nil, r.Err
+			}
+			return r.Val.(*Node), nil
 		}
-		h.mu.Lock()
-		h.nodes[p] = n
-		h.mu.Unlock()
-		return n, nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	return v.(*Node), nil
 }
 
 // document returns the document key of the node, from consolidated
