@@ -3,7 +3,7 @@ GO       ?= go
 BIN      := bin/zarrfs
 PKGS     := ./...
 JSDIR    := integration/js
-DEBS     := fuse3 attr python3-zarr python3-numcodecs python3-numpy nodejs npm
+DEBS     := fuse3 attr python3-zarr python3-numcodecs python3-numpy nodejs npm gcc
 # fuzz-short: iterations per fuzz target (the same work on every machine);
 # fuzz: time per target. FUZZMINTIME bounds the minimisation of each new
 # input (go's default of 60s can stall a short run for a minute).
@@ -45,8 +45,14 @@ lint:
 # -count=1: the integration tests build and run the binary in subprocesses,
 # which Go's test cache cannot see, so a cached pass could be stale.
 # It then runs every fuzz target for FUZZITERS iterations (fuzz-short).
+# RACE_PKGS are the packages whose tests make test also runs under the race
+# detector (the engine's cache and read-ahead, the mount, the stores, the
+# parallel Blosc decoder): about a minute. make race runs everything.
+RACE_PKGS := ./zarr/ ./fs/ ./store/... ./codec/blosc/
+
 test: deps lint
 	ZARRFS_REQUIRE_PEERS=1 $(GO) test -count=1 -timeout 12m $(PKGS)
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 10m $(RACE_PKGS)
 	@$(MAKE) --no-print-directory fuzz-short
 
 demo: build
