@@ -258,20 +258,8 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 
 // GetRange returns the part of the value of key that r selects.
 func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return nil, err
-	}
-	if _, _, err := r.Resolve(1 << 62); err != nil {
-		return nil, fmt.Errorf("%s: get %s: %w", s, key, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if r.Length == 0 {
-		if _, err := s.Stat(ctx, key); err != nil {
-			return nil, err
-		}
-		return []byte{}, nil
+	if v, err := remote.BeforeGet(ctx, s, key, r); v != nil || err != nil {
+		return v, err
 	}
 	op := "get " + key
 	var opts minio.GetObjectOptions
