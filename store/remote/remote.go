@@ -1,9 +1,9 @@
 // Package remote holds what the network stores (store/http, store/s3) share:
-// the checks before a GET (BeforeGet),
-// retrying transient failures with bounded exponential backoff inside the
-// caller's deadline, a limit on the requests in flight, and an io.ReaderAt
-// over a stored value read with range requests (so that a .zip archive on a
-// web server or in a bucket can be opened by package zip).
+// the checks before a GET (BeforeGet), retrying transient failures with
+// bounded exponential backoff inside the caller's deadline, a limit on the
+// requests in flight, and an io.ReaderAt over a stored value read with range
+// requests (so that a .zip archive on a web server or in a bucket can be
+// opened by package zip).
 package remote
 
 import (
