@@ -175,6 +175,21 @@ func parseDims(what string, raw json.RawMessage, positive bool) ([]int64, error)
 	return dims, nil
 }
 
+// parseShapeAndChunks reads the "shape" and "chunks" of a v1 or v2 array
+// document, which must have the same rank.
+func parseShapeAndChunks(obj map[string]json.RawMessage) (shape, chunks []int64, err error) {
+	if shape, err = parseDims("shape", obj["shape"], false); err != nil {
+		return nil, nil, err
+	}
+	if chunks, err = parseDims("chunks", obj["chunks"], true); err != nil {
+		return nil, nil, err
+	}
+	if len(chunks) != len(shape) {
+		return nil, nil, fmt.Errorf("%w: chunks %v and shape %v differ in rank", ErrInvalidMetadata, chunks, shape)
+	}
+	return shape, chunks, nil
+}
+
 // chunkLayout checks a shape against its chunk shape and computes the
 // chunk grid, sizes and the codec spec of one chunk.
 type chunkLayout struct {

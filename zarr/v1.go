@@ -68,16 +68,9 @@ func parseV1Array(doc []byte) (*Array, error) {
 	if err := checkZarrFormat(v1MetaDoc, obj, 1); err != nil {
 		return nil, err
 	}
-	shape, err := parseDims("shape", obj["shape"], false)
+	shape, chunks, err := parseShapeAndChunks(obj)
 	if err != nil {
 		return nil, err
-	}
-	chunks, err := parseDims("chunks", obj["chunks"], true)
-	if err != nil {
-		return nil, err
-	}
-	if len(chunks) != len(shape) {
-		return nil, fmt.Errorf("%w: chunks %v and shape %v differ in rank", ErrInvalidMetadata, chunks, shape)
 	}
 	order := "C"
 	if raw, ok := obj["order"]; ok && string(raw) != "null" {

@@ -71,16 +71,9 @@ func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 	if err := checkZarrFormat(v2ArrayDoc, obj, 2); err != nil {
 		return nil, err
 	}
-	shape, err := parseDims("shape", obj["shape"], false)
+	shape, chunks, err := parseShapeAndChunks(obj)
 	if err != nil {
 		return nil, err
-	}
-	chunks, err := parseDims("chunks", obj["chunks"], true)
-	if err != nil {
-		return nil, err
-	}
-	if len(chunks) != len(shape) {
-		return nil, fmt.Errorf("%w: chunks %v and shape %v differ in rank", ErrInvalidMetadata, chunks, shape)
 	}
 	order := "C"
 	if raw, ok := obj["order"]; ok {
