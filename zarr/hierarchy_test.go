@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/zarrfs/zarrfs/store"
@@ -173,19 +174,20 @@ func TestHierarchyV2(t *testing.T) {
 	}
 }
 
-// countingStore counts Get calls.
+// countingStore counts Get and GetRange calls (concurrent ones too: reads
+// of several chunks run in parallel).
 type countingStore struct {
 	store.Store
-	gets int
+	gets atomic.Int64
 }
 
 func (c *countingStore) Get(ctx context.Context, key string) ([]byte, error) {
-	c.gets++
+	c.gets.Add(1)
 	return c.Store.Get(ctx, key)
 }
 
 func (c *countingStore) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	c.gets++
+	c.gets.Add(1)
 	return c.Store.GetRange(ctx, key, r)
 }
 
@@ -207,10 +209,10 @@ func TestConsolidatedV2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.gets != 2 {
-		t.Errorf("Open made %d reads, want 2 (zarr.json, .zmetadata)", st.gets)
+	if n := st.gets.Load(); n != 2 {
+		t.Errorf("Open made %d reads, want 2 (zarr.json, .zmetadata)", n)
 	}
-	st.gets = 0
+	st.gets.Store(0)
 	root, err := h.Node(ctx, "")
 	if err != nil {
 		t.Fatal(err)
@@ -229,8 +231,8 @@ func TestConsolidatedV2(t *testing.T) {
 	if got := childSummary(gk); !slices.Equal(got, []string{"b:array"}) {
 		t.Errorf("children of a %v", got)
 	}
-	if st.gets != 0 {
-		t.Errorf("%d store reads for metadata after Open, want 0", st.gets)
+	if n := st.gets.Load(); n != 0 {
+		t.Errorf("%d store reads for metadata after Open, want 0", n)
 	}
 	var names []string
 	for _, d := range root.Documents {
@@ -272,8 +274,8 @@ func TestConsolidatedV3(t *testing.T) {
 		t.Errorf("arr = %x, %v", got, err)
 	}
 	// One read for zarr.json, two for the (missing) chunks of arr.
-	if st.gets != 3 {
-		t.Errorf("%d store reads, want 3", st.gets)
+	if n := st.gets.Load(); n != 3 {
+		t.Errorf("%d store reads, want 3", n)
 	}
 	if d := kids[0].Documents[0]; d.Name != "zarr.json" || !strings.HasPrefix(string(d.Data), "{\n  \"") {
 		t.Errorf("re-serialised document %s %q", d.Name, d.Data)
