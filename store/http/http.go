@@ -193,7 +193,7 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 	switch resp.StatusCode {
 	case nethttp.StatusOK:
 		size := resp.ContentLength
-		body, err := readBody(resp.Body, size)
+		body, err := remote.ReadBody(resp.Body, size)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", s, op, err)
 		}
@@ -212,7 +212,7 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 		} else if !r.Suffix && first != r.Offset {
 			return nil, fmt.Errorf("%s: %s: the server sent bytes %d-%d", s, op, first, last)
 		}
-		body, err := readBody(resp.Body, last-first+1)
+		body, err := remote.ReadBody(resp.Body, last-first+1)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", s, op, err)
 		}
@@ -232,26 +232,6 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 	default:
 		return nil, s.statusError(op, resp)
 	}
-}
-
-// readBody reads a response body of n bytes (n < 0: unknown), reporting a
-// body cut short as io.ErrUnexpectedEOF (transient).
-func readBody(r io.Reader, n int64) ([]byte, error) {
-	if n < 0 {
-		b, err := io.ReadAll(r)
-		if b == nil {
-			b = []byte{}
-		}
-		return b, err
-	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	return b, nil
 }
 
 // statusError turns an answer that is not a success into an error:

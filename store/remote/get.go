@@ -1,8 +1,11 @@
 package remote
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/zarrfs/zarrfs/store"
 )
@@ -35,4 +38,42 @@ func BeforeGet(ctx context.Context, s StatStore, key string, r store.ByteRange) 
 		return nil, err
 	}
 	return []byte{}, nil
+}
+
+// maxPrealloc bounds what ReadBody allocates on a server's word: a body
+// that says it is longer is read in steps, so a lying Content-Length costs
+// no more memory than the bytes that really arrive.
+const maxPrealloc = 64 << 20
+
+// ReadBody reads a response body of n bytes (n < 0: unknown, read to the
+// end), reporting a body cut short as io.ErrUnexpectedEOF, which IsTransient
+// counts as worth a retry.
+func ReadBody(r io.Reader, n int64) ([]byte, error) {
+	if n < 0 {
+		b, err := io.ReadAll(r)
+		if b == nil {
+			b = []byte{}
+		}
+		return b, err
+	}
+	if n <= maxPrealloc {
+		b := make([]byte, n)
+		if _, err := io.ReadFull(r, b); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		return b, nil
+	}
+	var buf bytes.Buffer
+	buf.Grow(maxPrealloc)
+	got, err := io.Copy(&buf, io.LimitReader(r, n))
+	if err != nil {
+		return nil, err
+	}
+	if got < n {
+		return nil, io.ErrUnexpectedEOF
+	}
+	return buf.Bytes(), nil
 }

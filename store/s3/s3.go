@@ -280,7 +280,7 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 			return s.wrap(op, err)
 		}
 		defer body.Close()
-		b, err := readBody(body, info.Size)
+		b, err := remote.ReadBody(body, info.Size)
 		if err != nil {
 			return s.wrap(op, err)
 		}
@@ -306,26 +306,6 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 		return nil, err
 	}
 	return out, nil
-}
-
-// readBody reads a body of n bytes (n < 0: unknown); a body cut short is
-// io.ErrUnexpectedEOF.
-func readBody(r io.Reader, n int64) ([]byte, error) {
-	if n < 0 {
-		b, err := io.ReadAll(r)
-		if b == nil {
-			b = []byte{}
-		}
-		return b, err
-	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	return b, nil
 }
 
 // Stat describes the object of key with a HEAD request.
