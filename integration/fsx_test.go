@@ -158,7 +158,7 @@ print(json.dumps({"ops": nops, "counts": counts, "seconds": {k: round(v, 2) for 
 func TestFsx(t *testing.T) {
 	needFuse(t)
 	ops := 100000
-	if raceBuild {
+	if peertest.RaceBuild {
 		ops = 20000 // 100,000 take 4 minutes against a -race build
 	}
 	if s := os.Getenv("ZARRFS_FSX_OPS"); s != "" {

@@ -44,7 +44,7 @@ func runMain(m *testing.M) int {
 	tmpRoot = tmp
 	zarrfsBin = filepath.Join(tmp, "zarrfs")
 	args := []string{"build", "-o", zarrfsBin}
-	if raceBuild {
+	if peertest.RaceBuild {
 		args = append(args, "-race")
 	}
 	build := exec.Command("go", append(args, "./cmd/zarrfs")...)

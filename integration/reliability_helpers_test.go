@@ -184,7 +184,7 @@ func stopClean(t *testing.T, m *mounted) {
 // times over, and the limits are about zarrfs, not the detector. The
 // figures in README.md come from runs without -race.
 func slack(d time.Duration) time.Duration {
-	if raceBuild {
+	if peertest.RaceBuild {
 		return 4 * d
 	}
 	return d

@@ -236,7 +236,7 @@ func TestStress(t *testing.T) {
 		t.Errorf("%d mismatches, %d errors, %d short reads:\n%s", st.Mismatches, st.Errors, st.Short, strings.Join(st.Details, "\n"))
 	}
 	minReads := int64(1000)
-	if raceBuild {
+	if peertest.RaceBuild {
 		minReads = 100 // the race detector slows zarrfs about 15 times
 	}
 	if st.Reads < minReads {
@@ -254,7 +254,7 @@ func TestStress(t *testing.T) {
 		limit := int64(stressCacheSize) + 2*int64(runtime.NumCPU())*m.largest + 64<<20
 		t.Logf("%s: peak RSS (VmHWM) %.1f MiB; limit cache %d MiB + 2 × %d cores × %d KiB + 64 MiB = %.1f MiB",
 			m.name, float64(hwm)/1024, stressCacheSize>>20, runtime.NumCPU(), m.largest>>10, float64(limit)/(1<<20))
-		if raceBuild {
+		if peertest.RaceBuild {
 			continue // the race detector multiplies memory use
 		}
 		if hwm*1024 > limit {
