@@ -108,22 +108,9 @@ func parseV1Array(doc []byte) (*Array, error) {
 		a.Err = err
 		return a, nil
 	}
-	layout, err := newChunkLayout(shape, chunks, dt.Size)
-	if err != nil {
-		return nil, err
-	}
-	fill, err := parseFillValue(dt, fillRaw, FormatV2)
-	if err != nil {
-		return nil, err
-	}
-	a.setType(dt, fill, layout)
-	a.Err = a.buildPipeline(func() ([]codec.Codec, error) {
+	return a.finishV2(dt, shape, chunks, fillRaw, func() ([]codec.Codec, error) {
 		return v2Chain(dt, len(shape), order, nil, nil, compressor)
 	})
-	if errors.Is(a.Err, ErrInvalidMetadata) {
-		return nil, a.Err
-	}
-	return a, nil
 }
 
 // parseV1Compression turns the v1 compression and compression_opts members

@@ -157,6 +157,15 @@ func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 			return a, nil
 		}
 	}
+	return a.finishV2(dt, shape, chunks, fillRaw, func() ([]codec.Codec, error) {
+		return v2Chain(dt, len(shape), order, filters, objectCodec, compressor)
+	})
+}
+
+// finishV2 completes a v1 or v2 array: its chunk layout, its fill value and
+// the codec chain chain builds. Invalid metadata is an error; an
+// unsupported codec leaves the array with Err set.
+func (a *Array) finishV2(dt dtype, shape, chunks []int64, fillRaw json.RawMessage, chain func() ([]codec.Codec, error)) (*Array, error) {
 	layout, err := newChunkLayout(shape, chunks, dt.Size)
 	if err != nil {
 		return nil, err
@@ -166,9 +175,7 @@ func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 		return nil, err
 	}
 	a.setType(dt, fill, layout)
-	a.Err = a.buildPipeline(func() ([]codec.Codec, error) {
-		return v2Chain(dt, len(shape), order, filters, objectCodec, compressor)
-	})
+	a.Err = a.buildPipeline(chain)
 	if errors.Is(a.Err, ErrInvalidMetadata) {
 		return nil, a.Err
 	}
