@@ -38,15 +38,25 @@ type entry struct {
 type dirNode struct {
 	gofs.Inode
 	readOnly
-	m    *mountFS
-	node *zarr.Node
+	m *mountFS
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	l  listing
+}
+
+// listing is what a directory shows, from one view of the hierarchy.
+type listing struct {
+	v       *view
+	node    *zarr.Node
 	entries []entry // nil until listed; listing errors are not remembered
 	// unlisted is the error listing the group's children when the store
 	// cannot list (zarr.ErrNotListable): entries then lack the children,
 	// readdir fails with it, and Lookup opens a child by its path.
 	unlisted error
+}
+
+func newDirNode(m *mountFS, v *view, n *zarr.Node) *dirNode {
+	return &dirNode{m: m, l: listing{v: v, node: n}}
 }
 
 var (
@@ -69,16 +79,48 @@ var (
 	_ = (gofs.NodeStatfser)((*dirNode)(nil))
 )
 
+// current returns the directory's node, from the mount's current view.
+// On a live mount whose view has changed, the node is read again (a node
+// gone from the store is zarr.ErrNotExist), its listing is dropped, and so
+// are the child inodes other than directories, whose contents may have
+// changed: their next lookup makes new inodes (open files keep reading
+// the old ones). Child directories stay and renew themselves.
+func (d *dirNode) current(ctx context.Context) (listing, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.currentLocked(ctx)
+}
+
+func (d *dirNode) currentLocked(ctx context.Context) (listing, error) {
+	v := d.m.views.current(ctx)
+	if v == d.l.v {
+		return d.l, nil
+	}
+	n, err := v.h.Node(ctx, d.l.node.Path)
+	if err != nil {
+		return listing{}, err
+	}
+	d.l = listing{v: v, node: n}
+	for name, ch := range d.Children() {
+		if _, dir := ch.Operations().(*dirNode); !dir {
+			d.RmChild(name)
+		}
+	}
+	return d.l, nil
+}
+
 // list returns the node's directory entries: its documents, then for an
 // array its data files, then info.txt, then for a group its children by
 // name. Names beginning with "__" and children whose name is already taken
 // are not shown.
-func (d *dirNode) list(ctx context.Context) ([]entry, error) {
+func (d *dirNode) list(ctx context.Context) (listing, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.entries != nil {
-		return d.entries, nil
+	l, err := d.currentLocked(ctx)
+	if err != nil || l.entries != nil {
+		return l, err
 	}
+	node := l.node
 	var es []entry
 	taken := map[string]bool{}
 	add := func(e entry) {
@@ -88,11 +130,11 @@ func (d *dirNode) list(ctx context.Context) ([]entry, error) {
 		taken[e.name] = true
 		es = append(es, e)
 	}
-	for _, doc := range d.node.Documents {
+	for _, doc := range node.Documents {
 		add(entry{name: doc.Name, kind: entryDocument, doc: doc.Data})
 	}
-	if d.node.Kind == zarr.KindArray {
-		switch a := d.node.Array; {
+	if node.Kind == zarr.KindArray {
+		switch a := node.Array; {
 		case a == nil:
 			add(entry{name: "data", kind: entryData})
 		case a.Variable():
@@ -103,42 +145,35 @@ func (d *dirNode) list(ctx context.Context) ([]entry, error) {
 		}
 	}
 	add(entry{name: "info.txt", kind: entryInfo})
-	if d.node.Kind == zarr.KindGroup && d.node.Err == nil {
-		children, err := d.m.h.Children(ctx, d.node.Path)
+	if node.Kind == zarr.KindGroup && node.Err == nil {
+		children, err := l.v.h.Children(ctx, node.Path)
 		if errors.Is(err, zarr.ErrNotListable) {
-			d.unlisted = err
+			l.unlisted = err
 		} else if err != nil {
-			return nil, err
+			return l, err
 		}
 		for _, c := range children {
 			add(entry{name: c.Name(), kind: entryChild, child: c})
 		}
 	}
-	d.entries = es
-	return es, nil
+	l.entries = es
+	d.l = l
+	return l, nil
 }
 
-// listingError returns why the group's children could not be listed
-// (nil when they were, or when not listed yet).
-func (d *dirNode) listingError() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.unlisted
-}
-
-// newChild builds the node of entry e.
-func (d *dirNode) newChild(e entry) attrNode {
+// newChild builds the node of entry e of listing l.
+func (d *dirNode) newChild(l listing, e entry) attrNode {
 	switch e.kind {
 	case entryDocument:
-		return &bytesFile{m: d.m, data: e.doc, mtime: d.node.ModTime}
+		return &bytesFile{m: d.m, data: e.doc, mtime: l.node.ModTime}
 	case entryInfo:
-		return &bytesFile{m: d.m, data: []byte(InfoText(d.node)), mtime: d.node.ModTime}
+		return &bytesFile{m: d.m, data: []byte(InfoText(l.node)), mtime: l.node.ModTime}
 	case entryData, entryNpy:
-		return newDataFile(d.m, d.node, e.kind == entryNpy)
+		return newDataFile(d.m, l.node, e.kind == entryNpy)
 	case entryText:
-		return &textFile{m: d.m, node: d.node}
+		return &textFile{m: d.m, node: l.node}
 	default:
-		return &dirNode{m: d.m, node: e.child}
+		return newDirNode(d.m, l.v, e.child)
 	}
 }
 
@@ -151,51 +186,75 @@ func entryMode(k entryKind) uint32 {
 
 // Lookup finds name among the directory's entries.
 func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
-	if ch := d.GetChild(name); ch != nil {
-		ch.Operations().(attrNode).attr(ctx, &out.Attr)
-		return ch, 0
-	}
-	es, err := d.list(ctx)
+	l, err := d.current(ctx)
 	if err != nil {
 		return nil, d.m.log.errno(err)
 	}
-	for _, e := range es {
+	if ch := d.GetChild(name); ch != nil {
+		if sub, ok := ch.Operations().(*dirNode); ok {
+			if _, err := sub.current(ctx); errors.Is(err, zarr.ErrNotExist) {
+				d.RmChild(name) // gone from a live store
+				return nil, syscall.ENOENT
+			} else if err != nil {
+				return nil, d.m.log.errno(err)
+			}
+		}
+		ch.Operations().(attrNode).attr(ctx, &out.Attr)
+		return ch, 0
+	}
+	if l, err = d.list(ctx); err != nil {
+		return nil, d.m.log.errno(err)
+	}
+	path := l.node.Path
+	stable := func(mode uint32) gofs.StableAttr {
+		return gofs.StableAttr{Mode: mode, Ino: ino(path, name), Gen: l.v.gen}
+	}
+	for _, e := range l.entries {
 		if e.name != name {
 			continue
 		}
-		n := d.newChild(e)
+		n := d.newChild(l, e)
 		n.attr(ctx, &out.Attr)
-		return d.NewInode(ctx, n, gofs.StableAttr{Mode: entryMode(e.kind), Ino: ino(d.node.Path, name)}), 0
+		return d.NewInode(ctx, n, stable(entryMode(e.kind))), 0
 	}
-	if d.listingError() != nil && !strings.HasPrefix(name, "__") {
+	if l.unlisted != nil && !strings.HasPrefix(name, "__") {
 		// The store cannot list: open the child by its path.
-		c, err := d.m.h.Node(ctx, d.node.Path+"/"+name)
+		c, err := l.v.h.Node(ctx, path+"/"+name)
 		if errors.Is(err, zarr.ErrNotExist) {
 			return nil, syscall.ENOENT
 		}
 		if err != nil {
 			return nil, d.m.log.errno(err)
 		}
-		n := d.newChild(entry{name: name, kind: entryChild, child: c})
+		n := d.newChild(l, entry{name: name, kind: entryChild, child: c})
 		n.attr(ctx, &out.Attr)
-		return d.NewInode(ctx, n, gofs.StableAttr{Mode: dirMode, Ino: ino(d.node.Path, name)}), 0
+		return d.NewInode(ctx, n, stable(dirMode)), 0
 	}
 	return nil, syscall.ENOENT
 }
 
-// OpendirHandle lists the directory's entries into a handle and lets the
-// kernel cache the listing: it never changes.
+// OpendirHandle lists the directory's entries into a handle. The kernel
+// may cache the listing unless the mount is live. A group whose metadata
+// is broken lists nothing: opening it fails with the error (its documents
+// can still be read by name).
 func (d *dirNode) OpendirHandle(ctx context.Context, _ uint32) (gofs.FileHandle, uint32, syscall.Errno) {
-	es, err := d.list(ctx)
-	if err == nil {
-		err = d.listingError()
+	l, err := d.list(ctx)
+	switch {
+	case err != nil:
+	case l.unlisted != nil:
+		err = l.unlisted
+	case l.node.Kind == zarr.KindGroup && l.node.Err != nil:
+		err = l.node.Err
 	}
 	if err != nil {
 		return nil, 0, d.m.log.errno(err)
 	}
-	h := &dirHandle{entries: make([]fuse.DirEntry, len(es))}
-	for i, e := range es {
-		h.entries[i] = fuse.DirEntry{Name: e.name, Mode: entryMode(e.kind), Ino: ino(d.node.Path, e.name), Off: uint64(i + 1)}
+	h := &dirHandle{entries: make([]fuse.DirEntry, len(l.entries))}
+	for i, e := range l.entries {
+		h.entries[i] = fuse.DirEntry{Name: e.name, Mode: entryMode(e.kind), Ino: ino(l.node.Path, e.name), Off: uint64(i + 1)}
+	}
+	if d.m.views.ttl > 0 {
+		return h, 0, 0
 	}
 	return h, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }
@@ -236,36 +295,54 @@ func (h *dirHandle) Seekdir(_ context.Context, off uint64) syscall.Errno {
 // its subdirectories would mean listing every child group whenever its
 // parent is listed, and find(1) reads 1 as "do not count on it".
 func (d *dirNode) attr(_ context.Context, out *fuse.Attr) {
+	d.mu.Lock()
+	node := d.l.node
+	d.mu.Unlock()
 	nlink := uint32(1)
-	if d.node.Kind == zarr.KindArray {
+	if node.Kind == zarr.KindArray {
 		nlink = 2
 	}
-	d.m.setAttr(out, dirMode, 0, nlink, d.node.ModTime)
+	d.m.setAttr(out, dirMode, 0, nlink, node.ModTime)
 }
 
 // Getattr reports the directory's attributes.
 func (d *dirNode) Getattr(ctx context.Context, _ gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	if _, err := d.current(ctx); err != nil {
+		return d.m.log.errno(err)
+	}
 	d.attr(ctx, &out.Attr)
 	return 0
 }
 
 // xattrs returns the directory's extended attributes: those of its array,
 // or the format of a group.
-func (d *dirNode) xattrs() xattrs {
-	if d.node.Kind == zarr.KindArray && d.node.Array != nil {
-		return arrayXattrs(d.node.Array, d.node.Format)
+func (d *dirNode) xattrs(ctx context.Context) (xattrs, error) {
+	l, err := d.current(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return groupXattrs(d.node.Format)
+	if l.node.Kind == zarr.KindArray && l.node.Array != nil {
+		return arrayXattrs(l.node.Array, l.node.Format), nil
+	}
+	return groupXattrs(l.node.Format), nil
 }
 
 // Getxattr reads a user.zarr.* attribute.
-func (d *dirNode) Getxattr(_ context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
-	return d.xattrs().get(attr, dest)
+func (d *dirNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
+	x, err := d.xattrs(ctx)
+	if err != nil {
+		return 0, d.m.log.errno(err)
+	}
+	return x.get(attr, dest)
 }
 
 // Listxattr lists the user.zarr.* attributes.
-func (d *dirNode) Listxattr(_ context.Context, dest []byte) (uint32, syscall.Errno) {
-	return d.xattrs().list(dest)
+func (d *dirNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
+	x, err := d.xattrs(ctx)
+	if err != nil {
+		return 0, d.m.log.errno(err)
+	}
+	return x.list(dest)
 }
 
 // InfoText is the content of a node's info.txt, which `zarrfs info` prints

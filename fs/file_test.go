@@ -37,7 +37,7 @@ func exampleNode(t testing.TB, path string) (*mountFS, *zarr.Node) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &mountFS{h: h, log: errorLog{logger: log.New(io.Discard, "", 0)}}, n
+	return &mountFS{views: views{v: &view{h: h}}, log: errorLog{logger: log.New(io.Discard, "", 0)}}, n
 }
 
 // readResult returns the bytes of a FUSE read result.
@@ -161,9 +161,15 @@ func TestMountBrokenNodes(t *testing.T) {
 	if fi := stat(t, filepath.Join(mnt, "unknown", "zarr.json")); fi.Size() != int64(len(raw)) {
 		t.Errorf("zarr.json of the broken array: size %d, want %d", fi.Size(), len(raw))
 	}
-	// A document that is not JSON makes a broken node that still lists.
-	if got := strings.Join(names(t, filepath.Join(mnt, "garbled")), " "); got != "info.txt zarr.json" {
-		t.Errorf("the garbled node lists %q", got)
+	// A document that is not JSON makes a broken node: listing it fails
+	// with EIO, while its document and info.txt still open by name.
+	if _, err := os.ReadDir(filepath.Join(mnt, "garbled")); !errors.Is(err, syscall.EIO) {
+		t.Errorf("listing the garbled node: %v, want EIO", err)
+	}
+	for _, name := range []string{"zarr.json", "info.txt"} {
+		if fi := stat(t, filepath.Join(mnt, "garbled", name)); fi.Size() == 0 {
+			t.Errorf("garbled/%s is empty", name)
+		}
 	}
 	// Opening data (no read: reads go through a subprocess) reports why.
 	f, err := os.Open(filepath.Join(mnt, "unknown", "data"))

@@ -20,8 +20,8 @@ import (
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
-// cacheTimeout is how long the kernel may trust names and attributes: the
-// hierarchy never changes within one mount.
+// cacheTimeout is how long the kernel may trust names and attributes
+// unless the mount is live: the hierarchy never changes within one mount.
 const cacheTimeout = time.Hour
 
 // maxRead is the size of FUSE read replies (the kernel's maximum).
@@ -47,6 +47,15 @@ type Config struct {
 	// MaxBackground is how many asynchronous requests (read-ahead) the
 	// kernel keeps in flight; 0 means DefaultMaxBackground.
 	MaxBackground int
+	// Live, when positive, is how long what the mount shows may be
+	// trusted for a store that changes: after it, the hierarchy is opened
+	// again with Reopen (on the next request), and the kernel keeps names,
+	// attributes and listings no longer than this. Files open before
+	// keep reading the array as it was when they were opened. 0: the
+	// store never changes, everything is cached for the mount's life.
+	Live time.Duration
+	// Reopen opens the hierarchy again; required when Live is positive.
+	Reopen func(context.Context) (*zarr.Hierarchy, error)
 }
 
 // DefaultReadaheadKiB is the kernel read-ahead window the mount command
@@ -81,8 +90,16 @@ func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
 	if logger == nil {
 		logger = log.Default()
 	}
-	m := &mountFS{h: h, log: errorLog{logger: logger}, mountTime: time.Now(), uid: cfg.UID, gid: cfg.GID}
+	if cfg.Live > 0 && cfg.Reopen == nil {
+		return nil, errors.New("mount: Config.Live needs Config.Reopen")
+	}
+	m := &mountFS{log: errorLog{logger: logger}, mountTime: time.Now(), uid: cfg.UID, gid: cfg.GID}
+	v := &view{h: h}
+	m.views = views{ttl: cfg.Live, reopen: cfg.Reopen, log: &m.log, v: v, at: time.Now()}
 	timeout := cacheTimeout
+	if cfg.Live > 0 {
+		timeout = cfg.Live
+	}
 	direct := os.Geteuid() == 0
 	opts := &gofs.Options{
 		EntryTimeout:    &timeout,
@@ -108,7 +125,7 @@ func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
 			Logger:        logger,
 		},
 	}
-	srv, err := gofs.Mount(mountpoint, &dirNode{m: m, node: rootNode}, opts)
+	srv, err := gofs.Mount(mountpoint, newDirNode(m, v, rootNode), opts)
 	if err != nil {
 		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
 	}

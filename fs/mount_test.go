@@ -11,8 +11,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -340,5 +342,90 @@ func TestMountRootArray(t *testing.T) {
 	n, err := syscall.Getxattr(mnt, "user.zarr.shape", buf)
 	if err != nil || string(buf[:n]) != "3,4" {
 		t.Errorf("user.zarr.shape on the mount = %q, %v", buf[:max(n, 0)], err)
+	}
+}
+
+// TestMountLive changes a directory store under a live mount (TTL 100 ms)
+// while readers list and stat it from several goroutines (under -race:
+// the renewal of views): once the TTL has passed the mount shows the new
+// shape, the new child and not the removed one.
+func TestMountLive(t *testing.T) {
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		t.Skip("no /dev/fuse: FUSE is unavailable here")
+	}
+	root := t.TempDir()
+	array := func(n int) string {
+		return fmt.Sprintf(`{"zarr_format":3,"node_type":"array","shape":[%d],"data_type":"uint8",`+
+			`"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[4]}},`+
+			`"chunk_key_encoding":{"name":"default"},"fill_value":7,"codecs":[{"name":"bytes"}]}`, n)
+	}
+	write := func(name, content string) {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("zarr.json", `{"zarr_format":3,"node_type":"group"}`)
+	write("x/zarr.json", array(4))
+	write("old/zarr.json", array(1))
+	st, err := dir.Open(root, dir.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	open := func(ctx context.Context) (*zarr.Hierarchy, error) { return zarr.Open(ctx, st, zarr.Options{}) }
+	h, err := open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mnt := t.TempDir()
+	srv, err := Mount(mnt, h, Config{Logger: log.New(io.Discard, "", 0), Live: 100 * time.Millisecond, Reopen: open})
+	if err != nil {
+		t.Skipf("cannot mount FUSE here: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Unmount(); err != nil {
+			t.Errorf("unmount: %v", err)
+		}
+	})
+	if fi := stat(t, filepath.Join(mnt, "x", "data")); fi.Size() != 4 {
+		t.Fatalf("x/data: %d bytes, want 4", fi.Size())
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				os.ReadDir(mnt)
+				os.Stat(filepath.Join(mnt, "x", "data"))
+				os.ReadDir(filepath.Join(mnt, "x"))
+			}
+		})
+	}
+	write("x/zarr.json", array(10))
+	write("new/zarr.json", array(2))
+	if err := os.RemoveAll(filepath.Join(root, "old")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	time.Sleep(150 * time.Millisecond)
+	if fi := stat(t, filepath.Join(mnt, "x", "data")); fi.Size() != 10 {
+		t.Errorf("x/data after the change: %d bytes, want 10", fi.Size())
+	}
+	if got := strings.Join(names(t, mnt), " "); got != "info.txt new x zarr.json" {
+		t.Errorf("root lists %q after the change", got)
+	}
+	if _, err := os.Stat(filepath.Join(mnt, "old")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stat of the removed node: %v, want ENOENT", err)
 	}
 }

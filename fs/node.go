@@ -8,8 +8,6 @@ import (
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
-
-	"github.com/zarrfs/zarrfs/zarr"
 )
 
 // Permissions: everything is read-only for everyone.
@@ -27,7 +25,7 @@ const rootIno = 1
 
 // mountFS is what every node of one mount shares.
 type mountFS struct {
-	h         *zarr.Hierarchy
+	views     views
 	log       errorLog
 	mountTime time.Time
 	uid, gid  uint32

@@ -33,6 +33,9 @@ type mountFlags struct {
 	// kernel's); maxBackground the FUSE requests in flight.
 	readahead     sizeValue
 	maxBackground int
+	// live is the TTL of what the mount shows, for stores that change
+	// (0: cached for the mount's life).
+	live time.Duration
 }
 
 func (m *mountFlags) register(fl *pflag.FlagSet) {
@@ -47,6 +50,7 @@ func (m *mountFlags) register(fl *pflag.FlagSet) {
 	m.readahead = fs.DefaultReadaheadKiB << 10
 	fl.Var(&m.readahead, "kernel-readahead", "kernel read-ahead window of the mount, set when running as root (0 keeps the kernel's 128KiB)")
 	fl.IntVar(&m.maxBackground, "max-background", fs.DefaultMaxBackground, "FUSE requests the kernel may keep in flight in the background (read-ahead)")
+	fl.DurationVar(&m.live, "live", 0, "for a store that changes: read metadata, listings and chunks again once they are older than this (e.g. 30s); 0 caches them for the mount's life")
 }
 
 // defaultCacheSize is zarr.DefaultCacheSize, or a quarter of the
@@ -165,6 +169,9 @@ func (m *mountFlags) mount(o *opened, mountpoint string, logger *log.Logger) (*f
 
 		ReadaheadKiB:  int(m.readahead >> 10),
 		MaxBackground: m.maxBackground,
+
+		Live:   m.live,
+		Reopen: o.reopen,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.st, err)

@@ -22,6 +22,7 @@ type opened struct {
 	spec string
 	st   store.Store
 	h    *zarr.Hierarchy
+	opts zarr.Options // the options h was opened with
 }
 
 // openHierarchy opens the store STORE names and the hierarchy in it.
@@ -40,7 +41,12 @@ func openHierarchy(ctx context.Context, spec string, sf *storeFlags, opts zarr.O
 		closeStore(st)
 		return nil, fmt.Errorf("%s: %w", st, err)
 	}
-	return &opened{spec: spec, st: st, h: h}, nil
+	return &opened{spec: spec, st: st, h: h, opts: opts}, nil
+}
+
+// reopen opens the hierarchy in the store again, as it now is.
+func (o *opened) reopen(ctx context.Context) (*zarr.Hierarchy, error) {
+	return zarr.Open(ctx, o.st, o.opts)
 }
 
 // close closes the store when it holds files or connections.

@@ -1,0 +1,129 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zarrfs/zarrfs/internal/peertest"
+	"github.com/zarrfs/zarrfs/store/s3"
+	"github.com/zarrfs/zarrfs/store/s3/s3test"
+)
+
+// liveProgram writes, with zarr-python, the v2 hierarchy the --live tests
+// change under a mount. "before": a (int32, 100 elements, chunks of 10)
+// holding 0..99, and b. "after": a resized to 150 elements holding
+// 2*(0..149), b deleted, c created. It prints nothing; the references are
+// computed by the test.
+const liveProgram = `
+import sys, shutil, numpy as np, zarr
+path, step = sys.argv[1], sys.argv[2]
+if step == "before":
+    g = zarr.open_group(zarr.DirectoryStore(path), mode="w")
+    g.create_dataset("a", data=np.arange(100, dtype="<i4"), chunks=(10,))
+    g.create_dataset("b", data=np.ones(8, dtype="<f8"), chunks=(4,))
+else:
+    g = zarr.open_group(zarr.DirectoryStore(path), mode="a")
+    a = g["a"]
+    a.resize(150)
+    a[:] = np.arange(150, dtype="<i4") * 2
+    del g["b"]
+    g.create_dataset("c", data=np.arange(6, dtype="<u2"), chunks=(3,))
+`
+
+// int32Bytes returns the little-endian bytes of mul*(0..n-1).
+func int32Bytes(n, mul int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		v := uint32(i * mul)
+		b.Write([]byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)})
+	}
+	return b.Bytes()
+}
+
+// TestLiveMount changes a hierarchy under two mounts of it, one with
+// --live 1s and one without, and reads both through the kernel in
+// subprocesses: the live mount shows the new shape, values and children
+// once the TTL has passed; the other keeps what it showed (metadata and
+// listings are cached for the mount's life). The same runs against an S3
+// bucket on versitygw, the store changed by uploads and deletes.
+func TestLiveMount(t *testing.T) {
+	needFuse(t)
+	peertest.NeedPython(t)
+	t.Run("dir", func(t *testing.T) {
+		store := filepath.Join(t.TempDir(), "live.zarr")
+		peertest.RunPython(t, liveProgram, store, "before")
+		testLive(t, store, func() { peertest.RunPython(t, liveProgram, store, "after") })
+	})
+	t.Run("s3", func(t *testing.T) {
+		srv := startS3(t)
+		srv.MakeBucket("live")
+		local := filepath.Join(t.TempDir(), "live.zarr")
+		peertest.RunPython(t, liveProgram, local, "before")
+		upload(t, srv, local, "live", "h.zarr/")
+		testLive(t, "s3://live/h.zarr", func() {
+			peertest.RunPython(t, liveProgram, local, "after")
+			// The objects of b go, then everything now there is put.
+			st, err := s3.New("live", "h.zarr/", s3.Options{Endpoint: srv.Endpoint, AccessKey: s3test.AccessKey, SecretKey: s3test.SecretKey})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			for _, key := range []string{"b/.zarray", "b/0", "b/1"} {
+				if err := st.Delete(context.Background(), key); err != nil {
+					t.Fatal(err)
+				}
+			}
+			upload(t, srv, local, "live", "h.zarr/")
+		})
+	})
+}
+
+// testLive mounts store live and not, checks both show the "before"
+// hierarchy, calls change, and checks what each shows after the TTL.
+func testLive(t *testing.T, store string, change func()) {
+	live := mountStore(t, store, "--live", "1s")
+	fixed := mountStore(t, store)
+	before, after := int32Bytes(100, 1), int32Bytes(150, 2)
+	for _, m := range []*mounted{live, fixed} {
+		sameBytes(t, "a/data before the change", run(t, "cat", filepath.Join(m.dir, "a", "data")), before)
+	}
+	change()
+	time.Sleep(1500 * time.Millisecond)
+
+	sameBytes(t, "live a/data after the change", run(t, "cat", filepath.Join(live.dir, "a", "data")), after)
+	sameBytes(t, "live c/data", run(t, "cat", filepath.Join(live.dir, "c", "data")), []byte{0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0})
+	if got := lsNames(t, live.dir); !slices.Equal(got, []string{".zgroup", "a", "c", "info.txt"}) {
+		t.Errorf("live root lists %q after b was deleted and c created", got)
+	}
+	if _, err := os.Stat(filepath.Join(live.dir, "b")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("stat of the deleted b on the live mount: %v, want ENOENT", err)
+	}
+	if fi, err := os.Stat(filepath.Join(live.dir, "a", "data.npy")); err != nil || fi.Size() != 128+150*4 {
+		t.Errorf("live a/data.npy after the resize: %v, %v, want %d bytes", fi, err, 128+150*4)
+	}
+
+	// Without --live, what was shown stays: the shape, and the listing.
+	if fi, err := os.Stat(filepath.Join(fixed.dir, "a", "data")); err != nil || fi.Size() != 100*4 {
+		t.Errorf("a/data on the mount without --live: %v, %v, want the 400 bytes it showed", fi, err)
+	}
+	if got := lsNames(t, fixed.dir); !slices.Equal(got, []string{".zgroup", "a", "b", "info.txt"}) {
+		t.Errorf("the mount without --live lists %q, want what it listed before", got)
+	}
+	if strings.Contains(live.stderr.String(), "--live") {
+		t.Errorf("the live mount logged a failed refresh:\n%s", live.stderr.String())
+	}
+}
+
+// lsNames lists dir with ls(1) in a subprocess.
+func lsNames(t *testing.T, dir string) []string {
+	t.Helper()
+	return strings.Fields(string(run(t, "ls", "-A", dir)))
+}
