@@ -120,10 +120,16 @@ func shuffle(dst, src []byte, ts int) {
 	copy(dst[n*ts:], src[n*ts:])
 }
 
-// unshuffle undoes shuffle.
+// unshuffle undoes shuffle, with vector instructions where the
+// architecture has them (unshuffleSIMD) and portable code for the rest.
 func unshuffle(dst, src []byte, ts int) {
+	unshuffleFrom(dst, src, ts, unshuffleSIMD(dst, src, ts))
+}
+
+// unshuffleFrom undoes shuffle for the elements from fast (a multiple of
+// 8) on: the ones before are done already.
+func unshuffleFrom(dst, src []byte, ts, fast int) {
 	n := len(src) / ts
-	fast := 0
 	le := binary.LittleEndian
 	switch ts {
 	case 2:

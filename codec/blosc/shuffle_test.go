@@ -3,6 +3,7 @@ package blosc
 import (
 	"bytes"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -90,5 +91,73 @@ func TestComputeBlockSize(t *testing.T) {
 			t.Errorf("computeBlockSize(%v, clevel %d, ts %d, %d, forced %d) = %d, want %d",
 				tt.c, tt.clevel, tt.ts, tt.nbytes, tt.forced, got, tt.want)
 		}
+	}
+}
+
+// TestUnshuffleSIMD compares the vector kernels (where the architecture has
+// them) with the portable code on random streams of every length up to a
+// few vectors and some long ones, for every typesize, tails included.
+func TestUnshuffleSIMD(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	lengths := []int{1 << 16, 1<<16 + 13, 262144, 262144 - 5}
+	for n := range 600 {
+		lengths = append(lengths, n)
+	}
+	for _, ts := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16} {
+		for _, n := range lengths {
+			src := make([]byte, n)
+			for i := range src {
+				src[i] = byte(r.Uint32())
+			}
+			got, want := make([]byte, n), make([]byte, n)
+			unshuffle(got, src, ts)
+			unshuffleFrom(want, src, ts, 0)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("unshuffle ts=%d n=%d differs from the portable code", ts, n)
+			}
+		}
+	}
+}
+
+func FuzzUnshuffle(f *testing.F) {
+	f.Add([]byte("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef!"), uint8(4))
+	f.Add(bytes.Repeat([]byte{1, 2, 3}, 100), uint8(8))
+	f.Fuzz(func(t *testing.T, src []byte, ts uint8) {
+		if ts == 0 {
+			return
+		}
+		got, want := make([]byte, len(src)), make([]byte, len(src))
+		unshuffle(got, src, int(ts))
+		unshuffleFrom(want, src, int(ts), 0)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("unshuffle ts=%d n=%d differs from the portable code", ts, len(src))
+		}
+		back := make([]byte, len(src))
+		shuffle(back, got, int(ts))
+		if !bytes.Equal(back, src) {
+			t.Fatalf("shuffle does not invert unshuffle ts=%d n=%d", ts, len(src))
+		}
+	})
+}
+
+func BenchmarkUnshuffle(b *testing.B) {
+	for _, ts := range []int{2, 4, 8} {
+		src := make([]byte, 256<<10)
+		for i := range src {
+			src[i] = byte(i * 7)
+		}
+		dst := make([]byte, len(src))
+		b.Run("simd/"+strconv.Itoa(ts), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				unshuffle(dst, src, ts)
+			}
+		})
+		b.Run("go/"+strconv.Itoa(ts), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				unshuffleFrom(dst, src, ts, 0)
+			}
+		})
 	}
 }

@@ -1,0 +1,37 @@
+//go:build amd64 && !purego
+
+package blosc
+
+// The SSE2 kernels (SSE2 is part of every amd64 processor) interleave 16
+// elements per iteration. Each takes dst and src of at least ts*n bytes,
+// src holding ts streams of n bytes, and does the first n&^15 elements.
+//
+//go:noescape
+func unshuffle2SSE2(dst, src []byte, n int)
+
+//go:noescape
+func unshuffle4SSE2(dst, src []byte, n int)
+
+//go:noescape
+func unshuffle8SSE2(dst, src []byte, n int)
+
+// unshuffleSIMD unshuffles a prefix of src into dst as unshuffle does and
+// returns the number of elements it did (a multiple of 8), which is zero
+// for typesizes it has no kernel for.
+func unshuffleSIMD(dst, src []byte, ts int) int {
+	n := len(src) / ts
+	if n < 16 || len(dst) < len(src) {
+		return 0
+	}
+	switch ts {
+	case 2:
+		unshuffle2SSE2(dst, src, n)
+	case 4:
+		unshuffle4SSE2(dst, src, n)
+	case 8:
+		unshuffle8SSE2(dst, src, n)
+	default:
+		return 0
+	}
+	return n &^ 15
+}
