@@ -5,20 +5,30 @@ import (
 	"io"
 )
 
+// UnknownSizeCap bounds the output of the streaming decoders (gzip, zlib,
+// bz2, lzma) and the size checks of the others (Blosc headers, filters)
+// when the decoded size is not known in advance: the chunks of
+// variable-length arrays (vlen-utf8, vlen-bytes, json2, msgpack2), where
+// no header or shape can say how large a chunk is. Decoding such a chunk
+// allocates at most about twice this (readUnknown), so a decompression
+// bomb in a string array costs at most 512 MiB, once.
+//
+// 256 MiB is far above what writers produce: zarr-python sizes the chunks
+// of an object array as if each element took 8 bytes (guess_chunks: 256
+// KiB × 2^log10(MB), at most 64 MiB), so a string array of 10^9 elements
+// gets chunks of about half a million elements, some 50 MiB at 100 bytes
+// a string; and the 64 MiB ceiling itself is 8 Mi elements, which fit
+// with strings of up to 28 bytes. Fixed-size chunks are not affected:
+// their decoders are told the exact size.
+const UnknownSizeCap = 256 << 20
+
 // readExact reads the whole decoded stream r, which must yield exactly size
-// bytes (or, when size < 0, at most MaxUnknownSize bytes). It never reads
+// bytes (or, when size < 0, at most UnknownSizeCap bytes). It never reads
 // more than one byte past the limit, so a decompression bomb costs at most
 // the size the caller expects. name is the codec, for messages.
 func readExact(r io.Reader, name string, size int) ([]byte, error) {
 	if size < 0 {
-		out, err := io.ReadAll(io.LimitReader(r, MaxUnknownSize+1))
-		if err != nil {
-			return nil, Corruptf(name, "%v", err)
-		}
-		if len(out) > MaxUnknownSize {
-			return nil, Corruptf(name, "decodes to more than %d bytes", MaxUnknownSize)
-		}
-		return out, nil
+		return readUnknown(r, name, UnknownSizeCap)
 	}
 	out := make([]byte, size)
 	n, err := io.ReadFull(r, out)
@@ -41,14 +51,58 @@ func readExact(r io.Reader, name string, size int) ([]byte, error) {
 	}
 }
 
+// readUnknownStart is the first buffer of readUnknown: most vlen chunks
+// decode to some KiB or MiB, and a larger one costs a dozen doublings.
+const readUnknownStart = 64 << 10
+
+// readUnknown reads the whole of r, which must yield at most limit bytes.
+// Unlike io.ReadAll, whose buffer grows past any limit (a 1 GiB bound cost
+// 2.6 GiB of allocation), the buffer doubles only up to limit+1 bytes: the
+// one byte past the limit shows the stream is too long. All the buffers
+// together come to at most twice the final one, and at most 2 × limit + 1
+// bytes however long the stream.
+func readUnknown(r io.Reader, name string, limit int) ([]byte, error) {
+	buf := make([]byte, 0, min(readUnknownStart, limit+1))
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) > limit {
+				return nil, Corruptf(name, "decodes to more than %d bytes", limit)
+			}
+			// Double, or go straight to limit+1 once the buffer is past
+			// a quarter of the limit: the buffers before the last then
+			// come to at most the limit (doubling up to the limit, then
+			// one byte more, would cost a third buffer of that size).
+			size := 2 * cap(buf)
+			if cap(buf) > limit/4 {
+				size = limit + 1
+			}
+			next := make([]byte, len(buf), size)
+			copy(next, buf)
+			buf = next
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, Corruptf(name, "after %d bytes: %v", len(buf), err)
+		}
+	}
+	if len(buf) > limit {
+		return nil, Corruptf(name, "decodes to more than %d bytes", limit)
+	}
+	return buf, nil
+}
+
 // checkSize fails with a *CorruptError unless n is the decoded size the
-// caller wants (any size when want < 0).
+// caller wants (any size up to UnknownSizeCap when want < 0).
 func checkSize(name string, n, want int) error {
 	if want >= 0 && n != want {
 		return Corruptf(name, "decoded %d bytes, want %d", n, want)
 	}
-	if want < 0 && n > MaxUnknownSize {
-		return Corruptf(name, "decodes to more than %d bytes", MaxUnknownSize)
+	if want < 0 && n > UnknownSizeCap {
+		return Corruptf(name, "decodes to more than %d bytes", UnknownSizeCap)
 	}
 	return nil
 }
