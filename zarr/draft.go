@@ -128,6 +128,42 @@ func checkDraftExtensions(doc string, raw json.RawMessage) error {
 	return nil
 }
 
+// draftFormatExample is the zarr_format of a 2019 draft node document.
+const draftFormatExample = "http://purl.org/zarr/spec/protocol/core/3.0"
+
+// checkDraftFormat checks the zarr_format of a draft node document, which
+// the earliest 2019 draft requires and the later ones leave out: when
+// present it must be the URI of a v3 draft's core specification, of any
+// 3.x version (the 2019 draft lets a reader assume 3.x is compatible).
+// Another major version is unsupported; anything else is invalid.
+func checkDraftFormat(name string, raw json.RawMessage) error {
+	if raw == nil {
+		return nil
+	}
+	var uri string
+	if err := json.Unmarshal(raw, &uri); err != nil {
+		return fmt.Errorf("%w: %s: zarr_format %s, want a v3 draft URI such as %q", ErrInvalidMetadata, name, compact(raw), draftFormatExample)
+	}
+	rest, ok := strings.CutPrefix(uri, "https://")
+	if !ok {
+		rest, ok = strings.CutPrefix(uri, "http://")
+	}
+	var version string
+	if ok {
+		if version, ok = strings.CutPrefix(rest, "purl.org/zarr/spec/protocol/core/"); !ok {
+			version, ok = strings.CutPrefix(rest, "purl.org/zarr/spec/core/")
+		}
+	}
+	major, _, _ := strings.Cut(version, ".")
+	switch {
+	case !ok || major == "" || strings.Trim(major, "0123456789") != "":
+		return fmt.Errorf("%w: %s: zarr_format %q is not a v3 draft URI such as %q", ErrInvalidMetadata, name, uri, draftFormatExample)
+	case major != "3":
+		return codec.Unsupportedf("%s: zarr_format %q (core version %s)", name, uri, version)
+	}
+	return nil
+}
+
 // metaKey returns the store key of the document of the node at p of the
 // given kind ("array" or "group").
 func (l *draftLayout) metaKey(p, kind string) string {
@@ -190,6 +226,10 @@ func (h *Hierarchy) loadDraft(ctx context.Context, p string) (*Node, error) {
 			return n, nil
 		}
 	}
+	if err := checkDraftFormat(name, obj["zarr_format"]); err != nil {
+		n.Err = err
+		return n, nil
+	}
 	if err := checkDraftExtensions(name, obj["extensions"]); err != nil {
 		n.Err = err
 		return n, nil
@@ -244,6 +284,9 @@ func parseDraftArray(l *draftLayout, name string, obj map[string]json.RawMessage
 		Extension  *string         `json:"extension"`
 		ChunkShape json.RawMessage `json:"chunk_shape"`
 		Separator  json.RawMessage `json:"separator"`
+	}
+	if obj["chunk_grid"] == nil {
+		return nil, fmt.Errorf("%w: chunk_grid is missing", ErrInvalidMetadata)
 	}
 	if err := json.Unmarshal(obj["chunk_grid"], &grid); err != nil {
 		return nil, fmt.Errorf("%w: chunk_grid %s is not an object", ErrInvalidMetadata, compact(obj["chunk_grid"]))
@@ -447,7 +490,8 @@ func draftChain(dt dtype, rank int, order string, specs []v2Codec) ([]codec.Code
 		switch c.(type) {
 		case codec.ArrayToArray:
 			if a2b != nil || len(tail) > 0 {
-				return nil, fmt.Errorf("%w: codec %q cannot follow %s", ErrInvalidMetadata, s.id, a2b.Name())
+				// (a2b is nil when only bytes→bytes codecs came before.)
+				return nil, fmt.Errorf("%w: array→array codec %q after the array is serialised", ErrInvalidMetadata, s.id)
 			}
 			head = append(head, c)
 		case codec.ArrayToBytes:

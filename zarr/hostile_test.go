@@ -19,9 +19,12 @@ import (
 // Hostile metadata documents live in testdata/hostile/meta, one file per
 // case. The name says where the document goes: "v2-….zarray" is the
 // .zarray of an array beside a good one in a v2 group, "v3-….zarr.json"
-// the zarr.json of an array in a v3 group, "d22-….array.json" the
-// document of an array in a store of the 2022 v3 draft, "v1-….meta" the
-// meta document of a v1 store (which holds one array, at the root).
+// the zarr.json of an array in a v3 group, "d22-….array.json" and
+// "d22-….group.json" the document of an array or a group in a store of the
+// 2022 v3 draft, "d19-….array" and "d19-….group" the same in a store of the
+// 2019 draft, "d19-….zarr.json" and "d22-….zarr.json" the entry point of
+// such a store, "v1-….meta" the meta document of a v1 store (which holds
+// one array, at the root).
 
 // hostileWant is the error a hostile document must give: a sentinel it
 // matches and words its message contains.
@@ -113,6 +116,119 @@ var hostileMeta = map[string]hostileWant{
 	"d22-codec-unknown.array.json":             unsupp("snappy2"),
 	"d22-layout-x.array.json":                  unsupp(`chunk memory layout "X"`),
 
+	"d22-not-object.array.json":                    invalid("not JSON"),
+	"d22-zarr-format-2.array.json":                 invalid("zarr_format 2"),
+	"d22-zarr-format-not-uri.array.json":           invalid("is not a v3 draft URI"),
+	"d22-zarr-format-v4.array.json":                unsupp("core version 4.0"),
+	"d22-shape-int64-overflow.array.json":          invalid("is not an integer"),
+	"d22-chunk-shape-overflow.array.json":          invalid("overflows int64"),
+	"d22-shape-non-integer.array.json":             invalid("is not an integer"),
+	"d22-shape-missing.array.json":                 invalid("shape is missing"),
+	"d22-chunks-negative.array.json":               invalid("must be positive"),
+	"d22-rank-mismatch.array.json":                 invalid("differ in rank"),
+	"d22-fill-non-integer.array.json":              invalid("is not an integer"),
+	"d22-fill-string-for-int.array.json":           invalid("fill_value"),
+	"d22-fill-nan-for-int.array.json":              invalid("fill_value"),
+	"d22-fill-bad-float.array.json":                invalid("fill_value"),
+	"d22-must-understand-missing.array.json":       unsupp("must_understand"),
+	"d22-extensions-not-list.array.json":           invalid("extensions"),
+	"d22-data-type-unknown.array.json":             unsupp("<q9"),
+	"d22-data-type-not-string.array.json":          invalid("data_type 42"),
+	"d22-data-type-huge-string.array.json":         invalid("S99999999999999999999"),
+	"d22-data-type-extension-unknown.array.json":   unsupp("float128"),
+	"d22-data-type-fallback-not-name.array.json":   invalid("data_type fallback 42"),
+	"d22-data-type-structured-bad.array.json":      invalid("structured dtype"),
+	"d22-chunk-grid-not-object.array.json":         invalid("chunk_grid [2] is not an object"),
+	"d22-chunk-grid-missing.array.json":            invalid("chunk_grid is missing"),
+	"d22-chunk-grid-extension.array.json":          unsupp("chunk grid"),
+	"d22-separator-backslash.array.json":           invalid("separator"),
+	"d22-attributes-not-object.array.json":         invalid("attributes"),
+	"d22-dimension-names-wrong-rank.array.json":    invalid("dimension_names"),
+	"d22-unknown-member.array.json":                unsupp(`member "dtype"`),
+	"d22-storage-transformer-unknown.array.json":   unsupp("storage transformer"),
+	"d22-storage-transformers-not-list.array.json": invalid("storage_transformers"),
+	"d22-sharding-per-shard-zero.array.json":       invalid("must be positive"),
+	"d22-sharding-per-shard-rank.array.json":       invalid("does not match the rank"),
+	"d22-sharding-per-shard-overflow.array.json":   invalid("chunks in a shard"),
+	"d22-sharding-per-shard-missing.array.json":    invalid("chunks_per_shard is missing"),
+	"d22-sharding-stack.array.json":                unsupp("a stack of 2 storage transformers"),
+	"d22-codecs-not-list.array.json":               invalid("not a list"),
+	"d22-codec-no-type.array.json":                 invalid(`has no "type"`),
+	"d22-codec-transpose-after-gzip.array.json":    invalid("after the array is serialised"),
+	"d22-codec-endian-twice.array.json":            invalid("already serialised"),
+	"d22-not-json.group.json":                      invalid("not JSON"),
+	"d22-not-object.group.json":                    invalid("not JSON"),
+	"d22-duplicate-key.group.json":                 invalid(`member "attributes" appears twice`),
+	"d22-zarr-format-2.group.json":                 invalid("zarr_format 2"),
+	"d22-must-understand-extension.group.json":     unsupp("must_understand"),
+	"d22-extensions-not-list.group.json":           invalid("extensions"),
+	"d22-attributes-not-object.group.json":         invalid("attributes"),
+	"d22-unknown-member.group.json":                unsupp(`member "shape"`),
+	"d22-entry-encoding-not-object.zarr.json":      invalid("metadata_encoding"),
+	"d22-entry-encoding-yaml.zarr.json":            unsupp("metadata encoding"),
+	"d22-entry-suffix-slash.zarr.json":             invalid("holds a slash"),
+	"d22-entry-must-understand.zarr.json":          unsupp("must_understand"),
+
+	"d19-not-json.array":                          invalid("not JSON"),
+	"d19-not-object.array":                        invalid("not JSON"),
+	"d19-duplicate-key.array":                     invalid(`member "shape" appears twice`),
+	"d19-case-variant-key.array":                  invalid(`members "shape" and "SHAPE" differ only in case`),
+	"d19-zarr-format-2.array":                     invalid("zarr_format 2, want a v3 draft URI"),
+	"d19-zarr-format-not-uri.array":               invalid(`zarr_format "zarr v3" is not a v3 draft URI`),
+	"d19-zarr-format-v4.array":                    unsupp("core version 4.0"),
+	"d19-shape-overflow.array":                    invalid("overflows int64"),
+	"d19-shape-int64-overflow.array":              invalid("is not an integer"),
+	"d19-chunk-shape-overflow.array":              invalid("overflows int64"),
+	"d19-shape-negative.array":                    invalid("must be non-negative"),
+	"d19-shape-non-integer.array":                 invalid("is not an integer"),
+	"d19-shape-missing.array":                     invalid("shape is missing"),
+	"d19-chunks-zero.array":                       invalid("must be positive"),
+	"d19-chunks-negative.array":                   invalid("must be positive"),
+	"d19-rank-33.array":                           invalid("more than 32"),
+	"d19-rank-mismatch.array":                     invalid("differ in rank"),
+	"d19-fill-out-of-range.array":                 invalid("out of range"),
+	"d19-fill-non-integer.array":                  invalid("is not an integer"),
+	"d19-fill-string-for-int.array":               invalid("fill_value"),
+	"d19-fill-nan-for-int.array":                  invalid("fill_value"),
+	"d19-fill-bad-float.array":                    invalid("fill_value"),
+	"d19-must-understand-extension.array":         unsupp("must_understand"),
+	"d19-must-understand-missing.array":           unsupp("must_understand"),
+	"d19-extensions-not-list.array":               invalid("extensions"),
+	"d19-data-type-unknown.array":                 unsupp("<q9"),
+	"d19-data-type-not-string.array":              invalid("data_type 42"),
+	"d19-data-type-huge-string.array":             invalid("S99999999999999999999"),
+	"d19-data-type-extension-unknown.array":       unsupp("float128"),
+	"d19-data-type-fallback-not-name.array":       invalid("data_type fallback 42"),
+	"d19-data-type-structured-bad.array":          invalid("structured dtype"),
+	"d19-chunk-grid-not-object.array":             invalid("chunk_grid [2] is not an object"),
+	"d19-chunk-grid-missing.array":                invalid("chunk_grid is missing"),
+	"d19-chunk-grid-extension.array":              unsupp("chunk grid"),
+	"d19-separator-backslash.array":               invalid("separator"),
+	"d19-layout-x.array":                          unsupp(`chunk memory layout "X"`),
+	"d19-attributes-not-object.array":             invalid("attributes"),
+	"d19-dimension-names-wrong-rank.array":        invalid("dimension_names"),
+	"d19-unknown-member.array":                    unsupp(`member "dtype"`),
+	"d19-storage-transformer-unknown.array":       unsupp("storage transformer"),
+	"d19-compressor-unknown.array":                unsupp("snappy2"),
+	"d19-compressor-no-codec.array":               invalid(`has no "codec"`),
+	"d19-compressor-not-object.array":             invalid("compressor"),
+	"d19-compressor-config-not-object.array":      invalid("configuration"),
+	"d19-chunk-codecs-not-list.array":             invalid("not a list"),
+	"d19-chunk-codecs-gzip-level-string.array":    invalid("level"),
+	"d19-chunk-codecs-transpose-after-gzip.array": invalid("after the array is serialised"),
+	"d19-not-json.group":                          invalid("not JSON"),
+	"d19-not-object.group":                        invalid("not JSON"),
+	"d19-duplicate-key.group":                     invalid(`member "attributes" appears twice`),
+	"d19-zarr-format-2.group":                     invalid("zarr_format 2"),
+	"d19-must-understand-extension.group":         unsupp("must_understand"),
+	"d19-extensions-not-list.group":               invalid("extensions"),
+	"d19-attributes-not-object.group":             invalid("attributes"),
+	"d19-unknown-member.group":                    unsupp(`member "shape"`),
+	"d19-entry-encoding-yaml.zarr.json":           unsupp("metadata encoding"),
+	"d19-entry-must-understand.zarr.json":         unsupp("must_understand"),
+	"d19-entry-extensions-not-list.zarr.json":     invalid("extensions"),
+	"d19-entry-zarr-format-v4.zarr.json":          unsupp("v3 draft hierarchy"),
+
 	"v1-not-json.meta":            invalid("not JSON"),
 	"v1-zarr-format-2.meta":       invalid("zarr_format 2, want 1"),
 	"v1-duplicate-key.meta":       invalid(`member "dtype" appears twice`),
@@ -131,9 +247,17 @@ const (
 		"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}`
 )
 
-// goodDraftArray is the good sibling in a store of the 2022 v3 draft.
-const goodDraftArray = `{"shape": [4], "data_type": "<i2", "chunk_grid": {"type": "regular", "chunk_shape": [2], "separator": "/"},
+// goodDraftArray is the good sibling in a store of the 2022 v3 draft,
+// goodDraft19Array in one of the 2019 draft.
+const (
+	goodDraftArray = `{"shape": [4], "data_type": "<i2", "chunk_grid": {"type": "regular", "chunk_shape": [2], "separator": "/"},
 	"chunk_memory_layout": "C", "fill_value": 0, "extensions": [], "attributes": {}}`
+	goodDraft19Array = `{"zarr_format": "http://purl.org/zarr/spec/protocol/core/3.0", "shape": [4], "data_type": "<i2",
+	"chunk_grid": {"type": "regular", "chunk_shape": [2]}, "chunk_memory_layout": "C", "compressor": null,
+	"fill_value": 0, "extensions": [], "attributes": {}}`
+	draft19Entry = `{"zarr_format": "http://purl.org/zarr/spec/protocol/core/3.0", "metadata_encoding": "application/json", "extensions": []}`
+	draft22Entry = `{"zarr_format": "https://purl.org/zarr/spec/core/3.0", "metadata_encoding": {"type": "json", "metadata_key_suffix": ".json"}, "extensions": []}`
+)
 
 var goodData = []byte{1, 0, 2, 0, 3, 0, 4, 0}
 
@@ -155,13 +279,41 @@ func hostileStore(name string, doc []byte) (keys map[string][]byte, path string)
 			"bad/zarr.json": doc, "bad/c/0": goodData[:4],
 		}, "bad"
 	case strings.HasPrefix(name, "d22-"):
-		return map[string][]byte{
-			"zarr.json":            []byte(`{"zarr_format": "https://purl.org/zarr/spec/core/3.0", "metadata_encoding": {"type": "json", "metadata_key_suffix": ".json"}, "extensions": []}`),
+		keys := map[string][]byte{
+			"zarr.json":            []byte(draft22Entry),
 			"meta/group.json":      []byte(`{"attributes": {}}`),
 			"meta/good.array.json": []byte(goodDraftArray),
 			"data/good/c0":         goodData[:4], "data/good/c1": goodData[4:],
-			"meta/bad.array.json": doc, "data/bad/c0": goodData[:4],
-		}, "bad"
+			"data/bad/c0": goodData[:4],
+		}
+		switch {
+		case strings.HasSuffix(name, ".zarr.json"):
+			keys["zarr.json"] = doc
+			return keys, ""
+		case strings.HasSuffix(name, ".group.json"):
+			keys["meta/bad.group.json"] = doc
+		default:
+			keys["meta/bad.array.json"] = doc
+		}
+		return keys, "bad"
+	case strings.HasPrefix(name, "d19-"):
+		keys := map[string][]byte{
+			"zarr.json":            []byte(draft19Entry),
+			"meta/root.group":      []byte(`{"zarr_format": "http://purl.org/zarr/spec/protocol/core/3.0", "extensions": [], "attributes": {}}`),
+			"meta/root/good.array": []byte(goodDraft19Array),
+			"data/good/0":          goodData[:4], "data/good/1": goodData[4:],
+			"data/bad/0": goodData[:4],
+		}
+		switch {
+		case strings.HasSuffix(name, ".zarr.json"):
+			keys["zarr.json"] = doc
+			return keys, ""
+		case strings.HasSuffix(name, ".group"):
+			keys["meta/root/bad.group"] = doc
+		default:
+			keys["meta/root/bad.array"] = doc
+		}
+		return keys, "bad"
 	case strings.HasPrefix(name, "v1-"):
 		return map[string][]byte{"meta": doc, "0": goodData[:4]}, ""
 	}
@@ -224,9 +376,14 @@ func checkHostileNode(t *testing.T, name string, doc []byte, want hostileWant) {
 		t.Errorf("node %q: error %q is both unsupported and invalid", path, got)
 	}
 	// A broken array whose kind can be told still shows as an array (whose
-	// data then fails to read), not as an empty group.
-	if (strings.HasPrefix(name, "v2-") || strings.HasPrefix(name, "v1-") || strings.HasPrefix(name, "d22-") || strings.HasPrefix(name, "v3-") && v3KindHint(doc).kind == KindArray) && n.Kind != KindArray {
+	// data then fails to read), not as an empty group; a broken draft
+	// group document is a group.
+	draftArray := strings.HasSuffix(name, ".array") || strings.HasSuffix(name, ".array.json")
+	if (strings.HasPrefix(name, "v2-") || strings.HasPrefix(name, "v1-") || draftArray || strings.HasPrefix(name, "v3-") && v3KindHint(doc).kind == KindArray) && n.Kind != KindArray {
 		t.Errorf("node %q: kind %v, want array", path, n.Kind)
+	}
+	if (strings.HasSuffix(name, ".group") || strings.HasSuffix(name, ".group.json")) && n.Kind != KindGroup {
+		t.Errorf("node %q: kind %v, want group", path, n.Kind)
 	}
 	if n.Array != nil && n.Array.Err == nil {
 		t.Errorf("node %q: usable array despite %v", path, got)
