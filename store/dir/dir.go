@@ -49,6 +49,7 @@ type Options struct {
 // store.Writer, store.Stater and io.Closer, and is safe for concurrent use.
 type Store struct {
 	root     *os.Root
+	bn       *beneath // openat2 below the root, where the kernel has it
 	path     string
 	readOnly bool
 }
@@ -79,7 +80,12 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dir store: %w", err)
 	}
-	return &Store{root: root, path: abs, readOnly: opts.ReadOnly}, nil
+	bn, err := openBeneath(abs)
+	if err != nil {
+		root.Close()
+		return nil, fmt.Errorf("dir store: %w", err)
+	}
+	return &Store{root: root, bn: bn, path: abs, readOnly: opts.ReadOnly}, nil
 }
 
 // String names the store: "dir /abs/path".
@@ -89,7 +95,25 @@ func (s *Store) String() string { return "dir " + s.path }
 func (s *Store) Path() string { return s.path }
 
 // Close releases the directory handle. Calls after Close fail.
-func (s *Store) Close() error { return s.root.Close() }
+func (s *Store) Close() error { return errors.Join(s.bn.close(), s.root.Close()) }
+
+// openFile opens name below the root for reading: with openat2 where it
+// works, else through os.Root (the same containment either way).
+func (s *Store) openFile(name string, flags int) (*os.File, error) {
+	if f, ok, err := s.bn.open(name, flags); ok {
+		return f, err
+	}
+	return s.root.OpenFile(name, flags, 0)
+}
+
+// stat returns the file information of name below the root, following
+// links that stay below it.
+func (s *Store) stat(name string) (fs.FileInfo, error) {
+	if fi, ok, err := s.bn.stat(name); ok {
+		return fi, err
+	}
+	return s.root.Stat(name)
+}
 
 // errorf wraps err with the store and key, turning "a path component is not
 // a directory" into ErrNotExist.
@@ -113,7 +137,7 @@ func (s *Store) open(ctx context.Context, key string) (*os.File, int64, error) {
 		return nil, 0, err
 	}
 	// O_NONBLOCK: opening a named pipe must not wait for a writer.
-	f, err := s.root.OpenFile(key, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := s.openFile(key, os.O_RDONLY|syscall.O_NONBLOCK)
 	if err != nil {
 		return nil, 0, s.errorf(key, err)
 	}
@@ -173,7 +197,7 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 	if err := ctx.Err(); err != nil {
 		return store.Info{}, err
 	}
-	fi, err := s.root.Stat(key)
+	fi, err := s.stat(key)
 	if err != nil {
 		return store.Info{}, s.errorf(key, err)
 	}
@@ -280,7 +304,7 @@ func (s *Store) readDir(ctx context.Context, dir string) ([]entry, error) {
 	if name == "" {
 		name = "."
 	}
-	f, err := s.root.Open(name)
+	f, err := s.openFile(name, os.O_RDONLY)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, nil
 	}
@@ -311,7 +335,7 @@ func (s *Store) readDir(ctx context.Context, dir string) ([]entry, error) {
 		}
 		// Folders and symbolic links: ask os.Root, which follows links
 		// that stay inside the root and refuses the others.
-		fi, err := s.root.Stat(store.Join(dir, n))
+		fi, err := s.stat(store.Join(dir, n))
 		if err != nil {
 			continue
 		}
@@ -366,7 +390,7 @@ func (s *Store) ListPrefix(ctx context.Context, prefix string) ([]string, error)
 	if start == "" {
 		start = "."
 	}
-	fi, err := s.root.Stat(start)
+	fi, err := s.stat(start)
 	if err != nil || !fi.IsDir() {
 		return out, nil // nothing there, or refused by os.Root
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -19,11 +20,27 @@ func openT(t *testing.T, path string, opts Options) *Store {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if strings.HasSuffix(t.Name(), "/"+osRoot) || strings.Contains(t.Name(), "/"+osRoot+"/") {
+		s.bn.disable()
+	}
 	t.Cleanup(func() { s.Close() })
 	return s
 }
 
-func TestConformance(t *testing.T) {
+// osRoot names the subtests of bothResolvers that use os.Root.
+const osRoot = "os.Root"
+
+// bothResolvers runs test with the store resolving keys through openat2
+// (where the kernel has it) and through os.Root, the fallback: the two
+// must behave the same.
+func bothResolvers(t *testing.T, test func(t *testing.T)) {
+	t.Run("openat2", test)
+	t.Run(osRoot, test)
+}
+
+func TestConformance(t *testing.T) { bothResolvers(t, testConformance) }
+
+func testConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return openT(t, t.TempDir(), Options{}) })
 }
 
@@ -41,7 +58,9 @@ func writeFiles(t *testing.T, dir string, data map[string][]byte) {
 	}
 }
 
-func TestConformanceReadOnly(t *testing.T) {
+func TestConformanceReadOnly(t *testing.T) { bothResolvers(t, testConformanceReadOnly) }
+
+func testConformanceReadOnly(t *testing.T) {
 	storetest.RunReadOnly(t, func(t *testing.T, data map[string][]byte) store.Store {
 		dir := t.TempDir()
 		writeFiles(t, dir, data)
@@ -88,7 +107,9 @@ func TestOpenErrors(t *testing.T) {
 
 // TestSymlinks checks what os.Root decides: relative links that stay inside
 // the root work, links leading outside and absolute links are refused.
-func TestSymlinks(t *testing.T) {
+func TestSymlinks(t *testing.T) { bothResolvers(t, testSymlinks) }
+
+func testSymlinks(t *testing.T) {
 	base := t.TempDir()
 	outside := filepath.Join(base, "outside")
 	root := filepath.Join(base, "root")
@@ -173,7 +194,9 @@ func TestSymlinks(t *testing.T) {
 	}
 }
 
-func TestSpecialFiles(t *testing.T) {
+func TestSpecialFiles(t *testing.T) { bothResolvers(t, testSpecialFiles) }
+
+func testSpecialFiles(t *testing.T) {
 	root := t.TempDir()
 	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o666); err != nil {
 		t.Skipf("mkfifo: %v", err)

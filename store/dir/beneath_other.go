@@ -1,0 +1,17 @@
+//go:build !linux
+
+package dir
+
+import (
+	"io/fs"
+	"os"
+)
+
+// beneath is Linux's openat2(2) path; elsewhere the store uses os.Root.
+type beneath struct{}
+
+func openBeneath(string) (*beneath, error) { return &beneath{}, nil }
+
+func (*beneath) open(string, int) (*os.File, bool, error) { return nil, false, nil }
+func (*beneath) stat(string) (fs.FileInfo, bool, error)   { return nil, false, nil }
+func (*beneath) close() error                             { return nil }
