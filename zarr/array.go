@@ -422,18 +422,25 @@ func (a *Array) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	// A sequential reader reads whole shards (cached, read ahead); a
 	// random one only the parts of shards it needs.
 	sequential := a.noteRead(off, n)
+	var direct bool
+	var err error
 	if off%item == 0 && n%item == 0 {
-		if err := a.readElements(ctx, p[:n], e0, e1, !sequential); err != nil {
-			return 0, err
+		if direct, err = a.readDirect(ctx, p[:n], e0, e1); err == nil && !direct {
+			err = a.readElements(ctx, p[:n], e0, e1, !sequential)
 		}
 	} else {
 		buf := make([]byte, (e1-e0)*item)
-		if err := a.readElements(ctx, buf, e0, e1, !sequential); err != nil {
-			return 0, err
+		if direct, err = a.readDirect(ctx, buf, e0, e1); err == nil && !direct {
+			err = a.readElements(ctx, buf, e0, e1, !sequential)
 		}
 		copy(p[:n], buf[off-e0*item:])
 	}
-	if sequential && a.cache != nil && !a.cache.noReadAhead {
+	if err != nil {
+		return 0, err
+	}
+	// Reads straight from the store need no read-ahead: the kernel reads
+	// ahead in the store's files.
+	if sequential && !direct && a.cache != nil && !a.cache.noReadAhead {
 		a.readAhead(e1, max(e1-e0, a.layout.chunkElems))
 		a.dropBehind(e0, e1, 8*(e1-e0))
 	}

@@ -3,15 +3,18 @@ package zarr
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/dir"
 	"github.com/zarrfs/zarrfs/store/memory"
 )
 
@@ -302,5 +305,127 @@ func TestTwoSequentialReaders(t *testing.T) {
 	}
 	if chunks := size / chunk; loads > chunks+8 {
 		t.Errorf("%d chunk loads for %d chunks: %v", loads, chunks, st.gets)
+	}
+}
+
+// dirReadPathArrays are uncompressed arrays, whose reads from a directory
+// store copy runs straight from the chunk files (readDirect), beside
+// ones that cannot (big-endian, tiles, F order).
+var dirReadPathArrays = []struct {
+	name string
+	meta ArrayMeta
+}{
+	{"v2-raw-rows", ArrayMeta{Format: FormatV2, Shape: []int64{300, 1000}, ChunkShape: []int64{64, 1000}, DataType: "<f4", FillValue: 2}},
+	{"v3-raw-1d", ArrayMeta{Format: FormatV3, Shape: []int64{1 << 20}, ChunkShape: []int64{100003}, DataType: "uint8", FillValue: 9}},
+	{"v3-raw-3d", ArrayMeta{Format: FormatV3, Shape: []int64{7, 50, 300}, ChunkShape: []int64{2, 50, 300}, DataType: "int16", FillValue: 0}},
+	{"v2-raw-big-endian", ArrayMeta{Format: FormatV2, Shape: []int64{300, 1000}, ChunkShape: []int64{64, 1000}, DataType: ">i4", FillValue: 5}},
+	{"v2-zstd", ArrayMeta{Format: FormatV2, Shape: []int64{300, 1000}, ChunkShape: []int64{64, 1000}, DataType: "<f4", FillValue: 0,
+		Compressor: &CodecSpec{Name: "zstd", Configuration: map[string]any{"level": 1}}}},
+	{"v2-lz4", ArrayMeta{Format: FormatV2, Shape: []int64{300, 1000}, ChunkShape: []int64{64, 1000}, DataType: "<u2", FillValue: 0,
+		Compressor: &CodecSpec{Name: "lz4"}}},
+	{"v2-blosc", ArrayMeta{Format: FormatV2, Shape: []int64{300, 1000}, ChunkShape: []int64{64, 1000}, DataType: "<f4", FillValue: 0,
+		Compressor: &CodecSpec{Name: "blosc", Configuration: map[string]any{"cname": "lz4", "clevel": 5, "shuffle": 1}}}},
+}
+
+// TestReadPathDirStore is TestReadPathByteForByte on a directory store.
+func TestReadPathDirStore(t *testing.T) {
+	ctx := context.Background()
+	arrays := append(dirReadPathArrays[:len(dirReadPathArrays):len(dirReadPathArrays)], readPathArrays...)
+	for _, ar := range arrays {
+		st, err := dir.Open(t.TempDir(), dir.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := CreateGroup(ctx, st, "", GroupMeta{Format: ar.meta.Format}); err != nil {
+			t.Fatal(err)
+		}
+		w, err := CreateArray(ctx, st, "a", ar.meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(3, 4))
+		want := make([]byte, w.Size())
+		for i := range want {
+			want[i] = byte(rng.IntN(256))
+		}
+		rows := ar.meta.Shape[0] - ar.meta.ChunkShape[0]
+		rowBytes := w.Size() / ar.meta.Shape[0]
+		if _, err := w.WriteAt(ctx, want[:rows*rowBytes], 0); err != nil {
+			t.Fatal(err)
+		}
+		copy(want[rows*rowBytes:], refFill(int((w.Size()-rows*rowBytes)/int64(len(w.fill))), w.fill))
+		for _, o := range readPathOptions {
+			t.Run(ar.name+"/"+o.name, func(t *testing.T) {
+				h, err := Open(ctx, st, o.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, err := h.Node(ctx, "a")
+				if err != nil {
+					t.Fatal(err)
+				}
+				direct := strings.Contains(ar.name, "-raw-") && !strings.HasSuffix(ar.name, "big-endian") || ar.name == "tiles"
+				if got := n.Array.rawReader() != nil; got != direct {
+					t.Errorf("read straight from the chunk files: %v, want %v", got, direct)
+				}
+				checkReadPath(t, n.Array, want, rng)
+			})
+		}
+	}
+}
+
+// TestReadDirectWrongSize: an uncompressed chunk file of the wrong size
+// is corrupt, whether the read goes straight to the file or through the
+// cache, and a missing one reads as the fill value.
+func TestReadDirectWrongSize(t *testing.T) {
+	ctx := context.Background()
+	path := t.TempDir()
+	st, err := dir.Open(path, dir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CreateGroup(ctx, st, "", GroupMeta{Format: FormatV2}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := CreateArray(ctx, st, "a", ArrayMeta{Format: FormatV2, Shape: []int64{4, 1 << 16}, ChunkShape: []int64{1, 1 << 16}, DataType: "<u2", FillValue: 0x0101})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteAt(ctx, bytes.Repeat([]byte{1, 2}, 3<<16), 0); err != nil {
+		t.Fatal(err)
+	}
+	chunk := bytes.Repeat([]byte{1, 2}, 1<<16)
+	if err := st.Set(ctx, "a/0.0", chunk[:len(chunk)-2]); err != nil { // short
+		t.Fatal(err)
+	}
+	if err := st.Set(ctx, "a/1.0", append(chunk, 0, 0)); err != nil { // long
+		t.Fatal(err)
+	}
+	h, err := Open(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := h.Node(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Array.rawReader() == nil {
+		t.Fatal("an uncompressed array in a directory store is not read directly")
+	}
+	for _, k := range []int64{100 << 10, 16, 128 << 10} {
+		for _, off := range []int64{0, 128 << 10} {
+			p := make([]byte, k)
+			if _, err := n.Array.ReadAt(ctx, p, off); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("%d bytes at %d of a chunk of the wrong size: %v, want ErrCorrupt", k, off, err)
+			}
+		}
+	}
+	// Chunk 2 is whole, chunk 3 missing.
+	p := make([]byte, 256<<10)
+	if _, err := n.Array.ReadAt(ctx, p, 256<<10); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(p[:128<<10], chunk) || !bytes.Equal(p[128<<10:], bytes.Repeat([]byte{1}, 128<<10)) {
+		t.Error("whole and missing chunks read wrong")
 	}
 }

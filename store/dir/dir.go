@@ -161,6 +161,21 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 // GetRange reads the part of the file key that r selects, without reading
 // the rest of it.
 func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	return s.getRange(ctx, key, r, nil)
+}
+
+// GetAlloc returns the contents of the file key, read into the buffer
+// alloc returns for the file's size. alloc must return a slice of exactly
+// the length asked for (its contents are overwritten); the caller owns it
+// afterwards, as with Get. The result may be shorter than the buffer when
+// the file shrank while it was read.
+func (s *Store) GetAlloc(ctx context.Context, key string, alloc func(n int) []byte) ([]byte, error) {
+	return s.getRange(ctx, key, store.All, alloc)
+}
+
+// getRange reads the part of the file key that r selects into a buffer
+// from alloc (make when nil).
+func (s *Store) getRange(ctx context.Context, key string, r store.ByteRange, alloc func(int) []byte) ([]byte, error) {
 	f, size, err := s.open(ctx, key)
 	if err != nil {
 		return nil, err
@@ -170,23 +185,65 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 	if err != nil {
 		return nil, fmt.Errorf("%s: %q: %w", s, key, err)
 	}
-	buf := make([]byte, end-start)
+	var buf []byte
+	if alloc != nil {
+		buf = alloc(int(end - start))
+	} else {
+		buf = make([]byte, end-start)
+	}
+	n, err := s.readFull(ctx, f, key, buf, start)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	// On io.EOF the file shrank since Stat: return what is there.
+	return buf[:n], nil
+}
+
+// ReadInto reads len(p) bytes of the file key from offset off straight
+// into p and returns the file's size, so that the caller can check it.
+// When the file holds fewer than off+len(p) bytes it fails with an error
+// matching io.ErrUnexpectedEOF (p's contents are then undefined).
+func (s *Store) ReadInto(ctx context.Context, key string, p []byte, off int64) (int64, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("%s: %q: negative offset %d", s, key, off)
+	}
+	f, size, err := s.open(ctx, key)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if off > size || int64(len(p)) > size-off {
+		return size, fmt.Errorf("%s: %q: %d bytes from %d of a file of %d: %w", s, key, len(p), off, size, io.ErrUnexpectedEOF)
+	}
+	n, err := s.readFull(ctx, f, key, p, off)
+	if errors.Is(err, io.EOF) {
+		return size, fmt.Errorf("%s: %q: file shrank to %d bytes while read: %w", s, key, off+int64(n), io.ErrUnexpectedEOF)
+	}
+	return size, err
+}
+
+// readFull reads buf from f at off, in pieces of readChunk so that a
+// cancelled context is noticed; io.EOF (unwrapped) means the file ended
+// after n bytes.
+func (s *Store) readFull(ctx context.Context, f *os.File, key string, buf []byte, off int64) (int, error) {
 	n := 0
 	for n < len(buf) {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return n, err
 		}
-		m, err := f.ReadAt(buf[n:min(len(buf), n+readChunk)], start+int64(n))
+		m, err := f.ReadAt(buf[n:min(len(buf), n+readChunk)], off+int64(n))
 		n += m
 		if errors.Is(err, io.EOF) {
-			// The file shrank since Stat: return what is there.
-			return buf[:n], nil
+			if n == len(buf) {
+				return n, nil
+			}
+			return n, io.EOF
 		}
 		if err != nil {
-			return nil, s.errorf(key, err)
+			return n, s.errorf(key, err)
 		}
 	}
-	return buf, nil
+	return n, nil
 }
 
 // Stat returns the size and modification time of the file key.

@@ -1,0 +1,98 @@
+package zarr
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/store"
+)
+
+// rangeReader is implemented by stores that read part of a value straight
+// into the caller's buffer (the directory store): ReadInto fills p from
+// offset off of the value of key and returns the value's size; a value
+// shorter than off+len(p) is an error matching io.ErrUnexpectedEOF.
+type rangeReader interface {
+	ReadInto(ctx context.Context, key string, p []byte, off int64) (int64, error)
+}
+
+// directMin is the average run length from which a read copies its runs
+// straight from uncompressed chunks in the store.
+const directMin = 32 << 10
+
+// rawReader returns the store's rangeReader when the array's chunks are
+// stored as their decoded bytes (the only codec is little-endian bytes):
+// then a read copies its runs from the store into the caller's buffer,
+// one copy, without decoding whole chunks into the cache first.
+func (a *Array) rawReader() rangeReader {
+	if a.pipe == nil || a.Variable() || a.wrap != nil {
+		return nil
+	}
+	cs := a.pipe.Codecs()
+	if len(cs) != 1 {
+		return nil
+	}
+	if b, ok := cs[0].(codec.BytesCodec); !ok || b.Big {
+		return nil
+	}
+	rr, _ := a.st.(rangeReader)
+	return rr
+}
+
+// readDirect reads the elements [e0, e1) into dst straight from the
+// store when the array's chunks are uncompressed and the read has few
+// runs; it reports false (having read nothing) otherwise. The kernel's
+// page cache of the store's files is then the cache.
+func (a *Array) readDirect(ctx context.Context, dst []byte, e0, e1 int64) (bool, error) {
+	rr := a.rawReader()
+	if rr == nil {
+		return false, nil
+	}
+	size := int64(a.dt.Size)
+	// Each run costs a store call (open, read, close): allow two short
+	// ones at the ends of the read, and otherwise runs of directMin bytes
+	// on average. Reads of many short runs (chunks narrower than the
+	// array's rows) decode whole chunks into the cache instead.
+	maxRuns := 2 + (e1-e0)*size/directMin
+	var rs []run
+	errMany := errors.New("many runs")
+	if err := a.runs(e0, e1, func(r run) error {
+		if int64(len(rs)) >= maxRuns {
+			return errMany
+		}
+		rs = append(rs, r)
+		return nil
+	}); err != nil || len(rs) == 0 {
+		return false, nil
+	}
+	want := a.layout.chunkElems * size
+	readRun := func(ctx context.Context, r run) error {
+		key := a.chunkKeyAt(r.chunk)
+		out := dst[(r.outOff-e0)*size : (r.outOff-e0+r.n)*size]
+		got, err := rr.ReadInto(ctx, key, out, r.inOff*size)
+		switch {
+		case errors.Is(err, store.ErrNotExist):
+			fillElements(out, a.fill)
+			return nil
+		case err == nil && got == want:
+			return nil
+		case err == nil || errors.Is(err, io.ErrUnexpectedEOF):
+			// What the bytes codec says of a chunk of the wrong size.
+			return a.chunkError(key, codec.Corruptf("bytes", "decoded %d bytes, want %d", got, want))
+		default:
+			return a.chunkError(key, err)
+		}
+	}
+	if len(rs) == 1 {
+		return true, readRun(ctx, rs[0])
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(a.fetchWorkers())
+	for _, r := range rs {
+		g.Go(func() error { return readRun(gctx, r) })
+	}
+	return true, g.Wait()
+}
