@@ -97,6 +97,9 @@ func decompressStream(c Compressor, dst, src []byte) error {
 	case Zlib:
 		return zlibDecompress(dst, src)
 	case Zstd:
+		if zstdDecodeFast(dst, src) == nil {
+			return nil
+		}
 		d, err := zstdDecoder()
 		if err != nil {
 			return err

@@ -1,0 +1,182 @@
+package blosc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// zstdSamples returns inputs of the kinds blosc compresses: shuffled
+// float32 series, runs, text, noise, and mixes of them.
+func zstdSamples() map[string][]byte {
+	r := rand.New(rand.NewPCG(5, 6))
+	m := map[string][]byte{}
+	for _, n := range []int{0, 1, 5, 100, 1000, 4096, 65536, 131072, 131073, 262144, 300000} {
+		f := make([]byte, n/4*4)
+		for i := 0; i+4 <= len(f); i += 4 {
+			v := float32(math.Sin(float64(i)/4000)*100 + 280 + r.NormFloat64()*0.05)
+			binary.LittleEndian.PutUint32(f[i:], math.Float32bits(v))
+		}
+		sh := make([]byte, len(f))
+		shuffle(sh, f, 4)
+		m["float32/"+strconv.Itoa(n)] = f
+		m["shuffled/"+strconv.Itoa(n)] = sh
+		noise := make([]byte, n)
+		for i := range noise {
+			noise[i] = byte(r.Uint32())
+		}
+		m["noise/"+strconv.Itoa(n)] = noise
+		text := make([]byte, 0, n)
+		words := []string{"zarr ", "blosc ", "chunk ", "array ", "the ", "of ", "\n", "shuffle "}
+		for len(text) < n {
+			text = append(text, words[r.IntN(len(words))]...)
+		}
+		m["text/"+strconv.Itoa(n)] = text[:n]
+		runs := make([]byte, n)
+		for i := 0; i < n; {
+			k := min(n-i, 1+r.IntN(300))
+			c := byte(r.IntN(4))
+			for j := range k {
+				runs[i+j] = c + byte(j%(1+int(c)))
+			}
+			i += k
+		}
+		m["runs/"+strconv.Itoa(n)] = runs
+	}
+	return m
+}
+
+// TestZstdFastMatchesKlauspost encodes the samples at every level and
+// checks that zstdDecodeFast decodes each frame to the original (the
+// frames it hands to the general decoder are counted, not failed).
+func TestZstdFastMatchesKlauspost(t *testing.T) {
+	fallbacks, total := 0, 0
+	encoders := map[[2]int]*zstd.Encoder{}
+	for _, level := range []zstd.EncoderLevel{zstd.SpeedFastest, zstd.SpeedDefault, zstd.SpeedBetterCompression, zstd.SpeedBestCompression} {
+		for _, single := range []bool{false, true} {
+			enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderCRC(false), zstd.WithSingleSegment(single))
+			if err != nil {
+				t.Fatal(err)
+			}
+			encoders[[2]int{int(level), map[bool]int{false: 0, true: 1}[single]}] = enc
+		}
+	}
+	for name, data := range zstdSamples() {
+		for _, level := range []zstd.EncoderLevel{zstd.SpeedFastest, zstd.SpeedDefault, zstd.SpeedBetterCompression, zstd.SpeedBestCompression} {
+			if len(data) > 1<<16 && level > zstd.SpeedDefault {
+				continue // slow to encode, more so under -race
+			}
+			for _, single := range []bool{false, true} {
+				enc := encoders[[2]int{int(level), map[bool]int{false: 0, true: 1}[single]}]
+				frame := enc.EncodeAll(data, nil)
+				got := make([]byte, len(data))
+				total++
+				if err := zstdDecodeFast(got, frame); err != nil {
+					fallbacks++
+					t.Logf("%q level %v single %v: %v", name, level, single, err)
+					continue
+				}
+				if !bytes.Equal(got, data) {
+					t.Fatalf("%q level %v single %v: decoded bytes differ", name, level, single)
+				}
+			}
+		}
+	}
+	if fallbacks > 0 {
+		t.Errorf("%d of %d frames went to the general decoder", fallbacks, total)
+	}
+}
+
+// checkZstdFast fails t if zstdDecodeFast accepts frame for size bytes
+// and klauspost/compress decodes it otherwise.
+func checkZstdFast(t *testing.T, frame []byte, size int) {
+	got := make([]byte, size)
+	if zstdDecodeFast(got, frame) != nil {
+		return
+	}
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	want, err := d.DecodeAll(frame, make([]byte, 0, size))
+	if err != nil {
+		t.Fatalf("decoded %d bytes the general decoder rejects: %v", size, err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("decoded %d bytes, the general decoder %d different ones", size, len(want))
+	}
+}
+
+func FuzzZstdFast(f *testing.F) {
+	for name, data := range zstdSamples() {
+		if len(data) > 5000 || len(name) == 0 {
+			continue
+		}
+		enc, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(false), zstd.WithSingleSegment(true))
+		f.Add(enc.EncodeAll(data, nil), uint32(len(data)))
+	}
+	f.Fuzz(func(t *testing.T, frame []byte, size uint32) {
+		if size > 1<<20 {
+			return
+		}
+		checkZstdFast(t, frame, int(size))
+	})
+}
+
+func BenchmarkZstdFast(b *testing.B) {
+	data := zstdSamples()["shuffled/"+strconv.Itoa(262144)]
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(false), zstd.WithSingleSegment(true))
+	frame := enc.EncodeAll(data, nil)
+	dst := make([]byte, len(data))
+	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true))
+	b.Run("fast", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if err := zstdDecodeFast(dst, frame); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("klauspost", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := d.DecodeAll(frame, dst[:0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestZstdFastDamaged flips bytes of valid frames and truncates them: the
+// fast decoder must reject or agree with klauspost/compress, never panic.
+func TestZstdFastDamaged(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderCRC(false), zstd.WithSingleSegment(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range zstdSamples() {
+		if len(data) > 70000 {
+			continue
+		}
+		frame := enc.EncodeAll(data, nil)
+		for range 40 {
+			bad := bytes.Clone(frame)
+			for range 1 + r.IntN(3) {
+				if len(bad) > 0 {
+					bad[r.IntN(len(bad))] ^= byte(1 + r.IntN(255))
+				}
+			}
+			t.Run(name, func(t *testing.T) { checkZstdFast(t, bad, len(data)) })
+		}
+		for cut := range min(len(frame), 40) {
+			checkZstdFast(t, frame[:len(frame)-cut-1], len(data))
+		}
+	}
+}
