@@ -16,7 +16,7 @@ STRESS_DURATION ?= 60s
 FSX_OPS         ?= 300000
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps lint test demo bench fuzz-short fuzz stress race clean
+.PHONY: all build deps lint test race-integration demo bench fuzz-short fuzz stress race clean
 
 all: build
 
@@ -44,16 +44,32 @@ lint:
 
 # -count=1: the integration tests build and run the binary in subprocesses,
 # which Go's test cache cannot see, so a cached pass could be stale.
-# It then runs every fuzz target for FUZZITERS iterations (fuzz-short).
-# RACE_PKGS are the packages whose tests make test also runs under the race
-# detector (the engine's cache and read-ahead, the mount, the stores, the
-# parallel Blosc decoder): about a minute. make race runs everything.
-RACE_PKGS := ./zarr/ ./fs/ ./store/... ./codec/blosc/
+# make test then runs, under the race detector:
+#  - RACE_PKGS, the packages with concurrent code (the engine's cache and
+#    read-ahead, the mount, the stores, the parallel Blosc decoder);
+#  - RACE_TESTS of integration/, the concurrency tests of the daemon
+#    (stress, fsx, faults, lifecycle), which then mount a -race build of
+#    zarrfs and fail on any data race it reports: the stress test for
+#    RACE_STRESS_DURATION, fsx for RACE_FSX_OPS operations;
+# and last every fuzz target for FUZZITERS iterations (fuzz-short).
+# The race runs take about 3 minutes on 2 cores; make race runs every test
+# under the race detector (about 25 minutes).
+RACE_PKGS  := ./zarr/ ./fs/ ./store/... ./codec/blosc/
+RACE_TESTS := Stress|Fsx|Fault|Lifecycle
+RACE_STRESS_DURATION ?= 10s
+RACE_FSX_OPS         ?= 20000
 
 test: deps lint
 	ZARRFS_REQUIRE_PEERS=1 $(GO) test -count=1 -timeout 12m $(PKGS)
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 10m $(RACE_PKGS)
+	@$(MAKE) --no-print-directory race-integration
 	@$(MAKE) --no-print-directory fuzz-short
+
+# race-integration is the race-detector run of the integration tests'
+# concurrency tests that make test does (see above).
+race-integration:
+	ZARRFS_REQUIRE_PEERS=1 ZARRFS_STRESS_DURATION=$(RACE_STRESS_DURATION) ZARRFS_FSX_OPS=$(RACE_FSX_OPS) \
+		CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m -run '$(RACE_TESTS)' ./integration/
 
 demo: build
 	$(BIN) demo

@@ -24,6 +24,18 @@ const faultTimeout = 2 * time.Second
 // store misbehaves.
 const quick = 100 * time.Millisecond
 
+// quickLimit is quick stretched for a -race build: not slack's 4 times but
+// 10 (1 s), since these probes run while other processes load the machine
+// (one spike of 0.77 s was seen under -race with a load of 10 on 2 cores,
+// against 4 ms unloaded). It stays under faultTimeout, so that a probe
+// stuck behind a hung store request still fails.
+func quickLimit() time.Duration {
+	if peertest.RaceBuild {
+		return 10 * quick
+	}
+	return quick
+}
+
 // faultMount is a mount over a fault-injecting store.
 type faultMount struct {
 	mnt  string
@@ -106,8 +118,8 @@ func (m *faultMount) checkResponsive(t *testing.T, when string) {
 		fmt.Sscan(val, &sec)
 		d := time.Duration(sec * float64(time.Second))
 		worst = max(worst, d)
-		if d > slack(quick) {
-			t.Errorf("%s: %s took %v, want < %v", when, op, d, slack(quick))
+		if d > quickLimit() {
+			t.Errorf("%s: %s took %v, want < %v", when, op, d, quickLimit())
 		}
 	}
 	if _, stderr, err := runTool("df", m.mnt); err != nil {
@@ -276,8 +288,8 @@ os.preadv(fd, [buf], 0)
 		t.Fatal("a reader killed while blocked on a hung store has not exited after 5 s")
 	}
 	gone := time.Since(start)
-	if gone > slack(quick) {
-		t.Errorf("the killed reader took %v to exit; want < %v", gone, slack(quick))
+	if gone > quickLimit() {
+		t.Errorf("the killed reader took %v to exit; want < %v", gone, quickLimit())
 	}
 	idle := m.f.WaitIdle(faultTimeout + time.Second)
 	stopped := time.Since(start)

@@ -177,8 +177,8 @@ func TestFsx(t *testing.T) {
 		seed = n
 	}
 	v2Store, v3Store, arrays := stressFixture(t)
-	m2 := mountStore(t, v2Store, "--cache-size=32MiB")
-	m3 := mountStore(t, v3Store, "--cache-size=32MiB")
+	m2 := mountChecked(t, v2Store, "--cache-size=32MiB")
+	m3 := mountChecked(t, v3Store, "--cache-size=32MiB")
 	type file struct {
 		Path string `json:"path"`
 		Ref  string `json:"ref"`

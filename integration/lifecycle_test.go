@@ -96,7 +96,7 @@ func lifecycleStore(t *testing.T) (store, arr string) {
 func TestLifecycleSecondSignal(t *testing.T) {
 	needFuse(t)
 	store, arr := lifecycleStore(t)
-	m := mountStore(t, store)
+	m := mountChecked(t, store)
 	holdOpen(t, filepath.Join(m.dir, arr, "data"))
 	if err := m.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestLifecycleGracePeriod(t *testing.T) {
 	needFuse(t)
 	store, arr := lifecycleStore(t)
 	const grace = 2 * time.Second
-	m := mountStore(t, store, "--detach-grace", grace.String())
+	m := mountChecked(t, store, "--detach-grace", grace.String())
 	holdOpen(t, filepath.Join(m.dir, arr, "data"))
 	start := time.Now()
 	if err := m.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -163,7 +163,7 @@ func TestLifecycleGracePeriod(t *testing.T) {
 func TestLifecycleSIGINT(t *testing.T) {
 	needFuse(t)
 	store, _ := lifecycleStore(t)
-	m := mountStore(t, store)
+	m := mountChecked(t, store)
 	err, took := m.signalAndWait(t, syscall.SIGINT, 5*time.Second)
 	t.Logf("exited %v after SIGINT", took.Round(time.Millisecond))
 	if err != nil {
@@ -178,7 +178,7 @@ func TestLifecycleSIGINT(t *testing.T) {
 func TestLifecycleSIGKILL(t *testing.T) {
 	needFuse(t)
 	store, arr := lifecycleStore(t)
-	m := mountStore(t, store)
+	m := mountChecked(t, store)
 	if err, _ := m.signalAndWait(t, syscall.SIGKILL, 5*time.Second); err == nil {
 		t.Fatal("zarrfs exited 0 after SIGKILL?")
 	}
@@ -208,6 +208,7 @@ func TestLifecycleSIGKILL(t *testing.T) {
 	}
 	checkClean(t, m.dir)
 	m2 := startMount(t, m.dir, "mount", store, m.dir)
+	t.Cleanup(func() { checkNoRace(t, m2) })
 	if _, err := os.Stat(filepath.Join(m2.dir, arr, "data")); err != nil {
 		t.Errorf("the new mount: %v", err)
 	}
@@ -268,7 +269,7 @@ func settle(limit time.Duration, want int, count func() int) int {
 func TestLifecycleCyclesFDs(t *testing.T) {
 	needFuse(t)
 	store, _ := lifecycleStore(t)
-	m := mountStore(t, store)
+	m := mountChecked(t, store)
 	files := dataFiles(t, store, m.dir)
 	pid := m.cmd.Process.Pid
 	fds := func() int {

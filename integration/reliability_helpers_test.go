@@ -166,16 +166,39 @@ func openFDs(pid int) (int, error) {
 }
 
 // stopClean sends SIGTERM to a zarrfs mount and checks that it exits 0
-// within 5 s without reporting a data race (the binary is built with
-// -race when the tests are).
+// within 5 s (a -race build exits 66 after reporting a data race).
 func stopClean(t *testing.T, m *mounted) {
 	t.Helper()
 	err, _ := m.signalAndWait(t, syscall.SIGTERM, 5*time.Second)
 	if err != nil {
 		t.Errorf("zarrfs mount exited with %v after SIGTERM", err)
 	}
-	if strings.Contains(m.stderr.String(), "DATA RACE") {
-		t.Errorf("the race detector reported a data race in zarrfs:\n%s", m.stderr.String())
+}
+
+// mountChecked is mountStore for the reliability tests: once the test
+// has ended and the mount is stopped, the test fails if the daemon
+// reported a data race. Under -race the binary is built with -race too
+// (see peertest.RaceBuild), and `make test` runs these tests so; the
+// check comes after the daemon exits, so that it also sees races in its
+// shutdown, and whether the test signalled, killed or left the daemon.
+func mountChecked(t *testing.T, store string, flags ...string) *mounted {
+	t.Helper()
+	var m *mounted
+	// Registered before mountStore's own cleanup, so run after it.
+	t.Cleanup(func() { checkNoRace(t, m) })
+	m = mountStore(t, store, flags...)
+	return m
+}
+
+// checkNoRace fails the test if the race detector reported a data race in
+// the zarrfs process m (nil: nothing was mounted).
+func checkNoRace(t *testing.T, m *mounted) {
+	t.Helper()
+	if m == nil {
+		return
+	}
+	if out := m.stderr.String(); strings.Contains(out, "DATA RACE") {
+		t.Errorf("the race detector reported a data race in zarrfs:\n%s", out)
 	}
 }
 

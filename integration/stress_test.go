@@ -211,8 +211,8 @@ func TestStress(t *testing.T) {
 	duration := stressDuration(t)
 	v2Store, v3Store, arrays := stressFixture(t)
 	cacheFlag := fmt.Sprintf("--cache-size=%d", stressCacheSize)
-	m2 := mountStore(t, v2Store, cacheFlag)
-	m3 := mountStore(t, v3Store, cacheFlag)
+	m2 := mountChecked(t, v2Store, cacheFlag)
+	m3 := mountChecked(t, v3Store, cacheFlag)
 	type caseJSON struct {
 		stressArray
 		Mnt string `json:"mnt"`
