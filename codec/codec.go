@@ -151,6 +151,18 @@ type BytesToBytes interface {
 	Decode(data []byte, decodedSize int) ([]byte, error)
 }
 
+// DecoderInto is implemented by BytesToBytes codecs that can decode into a
+// buffer the caller provides (a pooled chunk buffer, or the reader's own
+// buffer), so that a decode allocates nothing of the chunk's size.
+type DecoderInto interface {
+	// DecodeInto decodes data into dst, whose length is the exact
+	// decoded size, overwriting all of it. It fails with an error matching
+	// ErrCorrupt when data does not decode to exactly len(dst) bytes,
+	// never writes outside dst[:len(dst)], and keeps neither dst nor data
+	// after it returns (on failure dst's contents are undefined).
+	DecodeInto(dst, data []byte) error
+}
+
 // MaxUnknownSize bounds the output of a decode whose size is not known in
 // advance.
 const MaxUnknownSize = 1 << 30

@@ -123,3 +123,78 @@ func (p *Pipeline) Encode(chunk []byte) ([]byte, error) {
 	}
 	return chunk, nil
 }
+
+// CanDecodeInto reports whether DecodeInto can decode this pipeline's
+// chunks into a caller's buffer: fixed-size elements, no array→array
+// codec, the bytes codec, and a first bytes→bytes codec (the last to
+// decode) that decodes into a buffer (DecoderInto, or one of the codecs
+// decodeInto knows). A chain of the little-endian bytes codec alone
+// decodes to its input, with no copy to save, and answers false.
+func (p *Pipeline) CanDecodeInto() bool {
+	if len(p.arrayToArray) > 0 || p.specs[0].ByteSize() <= 0 {
+		return false
+	}
+	b, ok := p.arrayToBytes.(BytesCodec)
+	if !ok {
+		return false
+	}
+	if len(p.bytesToBytes) == 0 {
+		return b.Big
+	}
+	return b.Big || canDecodeInto(p.bytesToBytes[0])
+}
+
+// DecodeInto decodes a stored chunk into dst, which must be exactly
+// Spec().ByteSize() bytes; call it only when CanDecodeInto. Like Decode,
+// it fails with an error matching ErrCorrupt unless data decodes to
+// exactly that size. dst's contents are undefined on failure.
+func (p *Pipeline) DecodeInto(dst, data []byte) error {
+	if !p.CanDecodeInto() {
+		return fmt.Errorf("codec pipeline: chain %s cannot decode into a buffer", p.names())
+	}
+	spec := p.specs[0]
+	if len(dst) != spec.ByteSize() {
+		return fmt.Errorf("codec pipeline: decode into %d bytes, want %d", len(dst), spec.ByteSize())
+	}
+	var err error
+	for i := len(p.bytesToBytes) - 1; i >= 1; i-- {
+		want := p.sizes[i]
+		if data, err = p.bytesToBytes[i].Decode(data, want); err != nil {
+			return err
+		}
+		if want >= 0 && len(data) != want {
+			return Corruptf(p.bytesToBytes[i].Name(), "decoded %d bytes, want %d", len(data), want)
+		}
+	}
+	b := p.arrayToBytes.(BytesCodec)
+	if len(p.bytesToBytes) > 0 {
+		c := p.bytesToBytes[0]
+		if !b.Big {
+			return decodeInto(c, dst, data)
+		}
+		if data, err = c.Decode(data, p.sizes[0]); err != nil {
+			return err
+		}
+	}
+	if err := checkSize("bytes", len(data), len(dst)); err != nil {
+		return err
+	}
+	unit, err := SwapUnit(spec.DataType)
+	if err != nil {
+		return err
+	}
+	swapInto(dst, data, unit)
+	return nil
+}
+
+// names lists the pipeline's codecs, for messages.
+func (p *Pipeline) names() string {
+	var s []byte
+	for i, c := range p.Codecs() {
+		if i > 0 {
+			s = append(s, ", "...)
+		}
+		s = append(s, c.Name()...)
+	}
+	return "[" + string(s) + "]"
+}

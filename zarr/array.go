@@ -124,27 +124,91 @@ func (a *Array) chunkError(key string, err error) error {
 	return fmt.Errorf("%s: array %q: chunk %q: %w", a.st, "/"+a.path, key, err)
 }
 
+// allocGetter is implemented by stores that read a value into a buffer
+// the caller provides for its size (the directory store).
+type allocGetter interface {
+	GetAlloc(ctx context.Context, key string, alloc func(n int) []byte) ([]byte, error)
+}
+
+// getStored returns the stored bytes of the chunk at key. When the store
+// reads into a buffer of the caller's, and the elements have a fixed size
+// (so that nothing decoded from it points into it), they lie in buf, a
+// buffer from bufs; buf is nil otherwise.
+func (a *Array) getStored(ctx context.Context, key string) (data, buf []byte, err error) {
+	g, ok := a.st.(allocGetter)
+	if !ok || a.Variable() {
+		data, err = a.st.Get(ctx, key)
+		return data, nil, err
+	}
+	data, err = g.GetAlloc(ctx, key, func(n int) []byte {
+		buf = bufs.get(n)
+		return buf
+	})
+	if err != nil {
+		bufs.put(buf)
+		return nil, nil, err
+	}
+	return data, buf, nil
+}
+
+// decodeFixed decodes the stored chunk data of fixed-size elements, which
+// lies in in when in is not nil (a buffer from bufs, which decodeFixed
+// takes over). Where the codecs allow it the chunk is decoded into a
+// pooled buffer, and an input the decoded chunk is part of becomes the
+// chunk's buffer: the value returned then holds a pooled buffer, with one
+// reference (the caller's).
+func (a *Array) decodeFixed(key string, data, in []byte) (*chunkValue, error) {
+	want := a.layout.chunkElems * int64(a.dt.Size)
+	if a.pipe.CanDecodeInto() {
+		dst := bufs.get(int(want))
+		err := a.pipe.DecodeInto(dst, data)
+		bufs.put(in)
+		if err != nil {
+			bufs.put(dst)
+			return nil, a.chunkError(key, err)
+		}
+		return pooledValue(dst, dst), nil
+	}
+	dec, err := a.pipe.Decode(data)
+	if err == nil && int64(len(dec)) != want {
+		err = codec.Corruptf("pipeline", "decoded %d bytes, want %d", len(dec), want)
+	}
+	if err != nil {
+		bufs.put(in)
+		return nil, a.chunkError(key, err)
+	}
+	if in != nil {
+		if overlaps(dec, in) {
+			return pooledValue(dec, in), nil
+		}
+		bufs.put(in)
+	}
+	return &chunkValue{fixed: dec}, nil
+}
+
 // loadChunk returns the decoded chunk at key, from the cache or the store.
+// The caller holds a reference to it: release it when done.
 func (a *Array) loadChunk(ctx context.Context, key string) (*chunkValue, error) {
 	load := func(ctx context.Context) (*chunkValue, func() bool, error) {
 		writes := a.writes.Load()
 		valid := func() bool { return a.writes.Load() == writes }
-		data, err := a.st.Get(ctx, key)
+		data, in, err := a.getStored(ctx, key)
 		if errors.Is(err, store.ErrNotExist) {
 			return &chunkValue{missing: true}, valid, nil
 		}
 		if err != nil {
 			return nil, nil, a.chunkError(key, err)
 		}
+		if !a.Variable() {
+			v, err := a.decodeFixed(key, data, in)
+			if err != nil {
+				return nil, nil, err
+			}
+			return v, valid, nil
+		}
 		dec, err := a.pipe.Decode(data)
 		if err != nil {
 			return nil, nil, a.chunkError(key, err)
-		}
-		if !a.Variable() {
-			if int64(len(dec)) != a.layout.chunkElems*int64(a.dt.Size) {
-				return nil, nil, a.chunkError(key, codec.Corruptf("pipeline", "decoded %d bytes, want %d", len(dec), a.layout.chunkElems*int64(a.dt.Size)))
-			}
-			return &chunkValue{fixed: dec}, valid, nil
 		}
 		elems, err := splitVlen(dec, a.layout.chunkElems)
 		if err != nil {
@@ -314,6 +378,11 @@ func (a *Array) forRuns(ctx context.Context, e0, e1 int64, partial bool, apply f
 				return err
 			})
 		}
+		defer func() {
+			for _, v := range vals {
+				v.release()
+			}
+		}()
 		if err := g.Wait(); err != nil {
 			return err
 		}
@@ -585,7 +654,8 @@ func (a *Array) readAhead(e, span int64) {
 			defer func() { <-c.prefetch }()
 			ctx, cancel := context.WithTimeout(context.Background(), readAheadTimeout)
 			defer cancel()
-			a.loadChunk(ctx, key) // errors show again when the chunk is read
+			v, _ := a.loadChunk(ctx, key) // errors show again when the chunk is read
+			v.release()
 		}()
 	}
 }

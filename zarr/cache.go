@@ -6,6 +6,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zarrfs/zarrfs/codec"
@@ -27,6 +28,43 @@ type chunkValue struct {
 	base   int64
 	// index is a shard index (cached under the shard's key + "\x00index").
 	index *codec.ShardIndex
+
+	// buf, when set, is the pooled buffer fixed lies in: it goes back to
+	// bufs when the last holder releases the value. refs counts the
+	// holders: the cache while it keeps the value, and every reader
+	// between getting it (loadChunk, chunkCache.get) and release. A
+	// holder that never releases only keeps the buffer from the pool.
+	buf  []byte
+	refs atomic.Int32
+}
+
+// pooledValue returns a value holding the decoded chunk fixed, which lies
+// in buf (from bufs), with one reference: the caller's.
+func pooledValue(fixed, buf []byte) *chunkValue {
+	v := &chunkValue{fixed: fixed, buf: buf}
+	v.refs.Store(1)
+	return v
+}
+
+// acquire adds a holder of v.
+func (v *chunkValue) acquire() {
+	if v != nil && v.buf != nil {
+		v.refs.Add(1)
+	}
+}
+
+// release drops a holder of v: the last gives its buffer back to the
+// pool. Nothing may read v after releasing it.
+func (v *chunkValue) release() {
+	if v == nil || v.buf == nil {
+		return
+	}
+	switch n := v.refs.Add(-1); {
+	case n == 0:
+		bufs.put(v.buf)
+	case n < 0:
+		panic("zarr: chunk value released more often than acquired")
+	}
 }
 
 // cost returns the approximate memory held by v.
@@ -98,20 +136,23 @@ type flight struct {
 	val     *chunkValue
 	err     error
 	waiters int // readers still waiting; under chunkCache.mu
-	cancel  context.CancelFunc
+	// finished is set, under chunkCache.mu, with val and err: every
+	// reader then waiting holds a reference to val.
+	finished bool
+	cancel   context.CancelFunc
 }
 
 // get returns the cached chunk for key, or calls load once for all
-// concurrent callers and caches what it returns.
+// concurrent callers and caches what it returns. The caller holds a
+// reference to the value it returns (release it when done).
 func (c *chunkCache) get(ctx context.Context, key string, load loader) (*chunkValue, error) {
-	if v := c.lookup(key); v != nil {
-		return v, nil
-	}
 	c.mu.Lock()
 	if e, ok := c.items[key]; ok {
 		c.lru.MoveToFront(e)
+		v := e.Value.(*cacheEntry).val
+		v.acquire()
 		c.mu.Unlock()
-		return e.Value.(*cacheEntry).val, nil
+		return v, nil
 	}
 	if to, ok := c.timedOut[key]; ok {
 		if time.Now().Before(to.until) {
@@ -136,6 +177,9 @@ func (c *chunkCache) get(ctx context.Context, key string, load loader) (*chunkVa
 		return f.val, f.err
 	case <-ctx.Done():
 		c.mu.Lock()
+		if f.finished {
+			f.val.release() // this reader's reference
+		}
 		if f.waiters--; f.waiters == 0 {
 			f.cancel()
 			if c.flights[key] == f {
@@ -150,7 +194,7 @@ func (c *chunkCache) get(ctx context.Context, key string, load loader) (*chunkVa
 // run runs the load of flight f and caches what it returns.
 func (c *chunkCache) run(ctx context.Context, key string, f *flight, load loader) {
 	defer f.cancel()
-	v, valid, err := load(ctx)
+	v, valid, err := load(ctx) // v comes with the load's reference
 	if err == nil {
 		c.add(key, v, valid)
 	}
@@ -162,8 +206,13 @@ func (c *chunkCache) run(ctx context.Context, key string, f *flight, load loader
 		c.rememberTimeout(key, err)
 	}
 	f.val, f.err = v, err
+	f.finished = true
+	for range f.waiters {
+		v.acquire() // one for each reader waiting
+	}
 	c.mu.Unlock()
 	close(f.done)
+	v.release()
 }
 
 // rememberTimeout records that the load of key timed out; under c.mu.
@@ -182,6 +231,8 @@ func (c *chunkCache) rememberTimeout(key string, err error) {
 	c.timedOut[key] = timeout{err: err, until: now.Add(timeoutMemory)}
 }
 
+// lookup returns the cached chunk for key, or nil, without a reference:
+// only to see whether it is there.
 func (c *chunkCache) lookup(key string) *chunkValue {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -203,6 +254,7 @@ func (c *chunkCache) add(key string, v *chunkValue, valid func() bool) {
 	if _, ok := c.items[key]; ok || valid != nil && !valid() {
 		return
 	}
+	v.acquire() // the cache's reference
 	c.items[key] = c.lru.PushFront(&cacheEntry{key: key, val: v})
 	c.size += cost
 	for c.size > c.limit {
@@ -243,4 +295,5 @@ func (c *chunkCache) removeElement(e *list.Element) {
 	c.lru.Remove(e)
 	delete(c.items, ce.key)
 	c.size -= ce.val.cost()
+	ce.val.release()
 }
