@@ -97,7 +97,7 @@ func decompressStream(c Compressor, dst, src []byte) error {
 	case Zlib:
 		return zlibDecompress(dst, src)
 	case Zstd:
-		if zstdDecodeFast(dst, src) == nil {
+		if DecodeZstdFrame(dst, src) {
 			return nil
 		}
 		d, err := zstdDecoder()

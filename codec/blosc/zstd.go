@@ -50,7 +50,7 @@ type huffEntry struct {
 }
 
 type zstdState struct {
-	lits    [zstdMaxBlockSize + 8]byte
+	lits    [zstdMaxBlockSize + 16]byte // 16 spare bytes for wide copies
 	huff    [1 << 11]huffEntry
 	huffLog uint8
 	huffOK  bool
@@ -64,58 +64,25 @@ type zstdState struct {
 
 var zstdStates = sync.Pool{New: func() any { return new(zstdState) }}
 
+// DecodeZstdFrame decodes the zstd frame src into dst when it is a frame
+// of the kind blosc writes (one frame declaring len(dst) bytes or none, no
+// dictionary, no checksum) and valid, and reports whether it did. On false
+// dst's contents are undefined and the caller decodes src some other way
+// (klauspost/compress), which also gives the verdict on invalid frames.
+// Frames of many short sequences, which klauspost/compress decodes faster,
+// are left to it too.
+func DecodeZstdFrame(dst, src []byte) bool {
+	p, _, err := zstdFrameHeader(len(dst), src)
+	return err == nil && zstdLongSequences(src[p:], len(dst)) && zstdDecodeFast(dst, src) == nil
+}
+
 // zstdDecodeFast decodes the zstd frame src into dst, which it must fill
 // exactly. It returns errZstdFallback (or another error) when the frame
 // is not one it decodes; dst's contents are then undefined.
 func zstdDecodeFast(dst, src []byte) error {
-	if len(src) < 6 || binary.LittleEndian.Uint32(src) != zstdMagic {
-		return errZstdFallback
-	}
-	fhd := src[4]
-	fcsFlag, single, checksum, dictFlag := fhd>>6, fhd>>5&1 == 1, fhd>>2&1 == 1, fhd&3
-	if fhd&0x08 != 0 || checksum || dictFlag != 0 {
-		return errZstdFallback
-	}
-	p := 5
-	window := uint64(0)
-	if !single {
-		wd := src[p]
-		p++
-		exp := uint(wd>>3) + 10
-		base := uint64(1) << exp
-		window = base + base/8*uint64(wd&7)
-	}
-	fcsSize := [4]int{0, 2, 4, 8}[fcsFlag]
-	if fcsFlag == 0 && single {
-		fcsSize = 1
-	}
-	if len(src) < p+fcsSize {
-		return errZstdFallback
-	}
-	if fcsSize > 0 {
-		var fcs uint64
-		switch fcsSize {
-		case 1:
-			fcs = uint64(src[p])
-		case 2:
-			fcs = uint64(binary.LittleEndian.Uint16(src[p:])) + 256
-		case 4:
-			fcs = uint64(binary.LittleEndian.Uint32(src[p:]))
-		case 8:
-			fcs = binary.LittleEndian.Uint64(src[p:])
-		}
-		if fcs != uint64(len(dst)) {
-			return errZstdFallback
-		}
-		if single {
-			window = fcs
-		}
-	} else if single {
-		return errZstdFallback
-	}
-	p += fcsSize
-	if window > zstdMaxWindow {
-		return errZstdFallback
+	p, window, err := zstdFrameHeader(len(dst), src)
+	if err != nil {
+		return err
 	}
 	maxBlock := int(min(window, zstdMaxBlockSize))
 
@@ -167,6 +134,129 @@ func zstdDecodeFast(dst, src []byte) error {
 		return errZstdFallback
 	}
 	return nil
+}
+
+// zstdFrameHeader parses the header of the frame src, which must declare
+// n bytes if it declares a size, and returns the offset of its first block
+// and its window size.
+func zstdFrameHeader(n int, src []byte) (int, uint64, error) {
+	if len(src) < 6 || binary.LittleEndian.Uint32(src) != zstdMagic {
+		return 0, 0, errZstdFallback
+	}
+	fhd := src[4]
+	fcsFlag, single, checksum, dictFlag := fhd>>6, fhd>>5&1 == 1, fhd>>2&1 == 1, fhd&3
+	if fhd&0x08 != 0 || checksum || dictFlag != 0 {
+		return 0, 0, errZstdFallback
+	}
+	p := 5
+	window := uint64(0)
+	if !single {
+		wd := src[p]
+		p++
+		exp := uint(wd>>3) + 10
+		base := uint64(1) << exp
+		window = base + base/8*uint64(wd&7)
+	}
+	fcsSize := [4]int{0, 2, 4, 8}[fcsFlag]
+	if fcsFlag == 0 && single {
+		fcsSize = 1
+	}
+	if len(src) < p+fcsSize {
+		return 0, 0, errZstdFallback
+	}
+	if fcsSize > 0 {
+		var fcs uint64
+		switch fcsSize {
+		case 1:
+			fcs = uint64(src[p])
+		case 2:
+			fcs = uint64(binary.LittleEndian.Uint16(src[p:])) + 256
+		case 4:
+			fcs = uint64(binary.LittleEndian.Uint32(src[p:]))
+		case 8:
+			fcs = binary.LittleEndian.Uint64(src[p:])
+		}
+		if fcs != uint64(n) {
+			return 0, 0, errZstdFallback
+		}
+		if single {
+			window = fcs
+		}
+	} else if single {
+		return 0, 0, errZstdFallback
+	}
+	p += fcsSize
+	if window > zstdMaxWindow {
+		return 0, 0, errZstdFallback
+	}
+	return p, window, nil
+}
+
+// zstdLongSequences reports whether the blocks of a frame, which decodes
+// to n bytes, have few enough sequences for zstdDecodeFast to beat
+// klauspost/compress (whose sequence loop is assembly), which it does when
+// sequences are long, as in runs of the same bytes. It reads block and
+// section headers only; the decoder checks everything.
+func zstdLongSequences(blocks []byte, n int) bool {
+	nseq := 0
+	for p := 0; p+3 <= len(blocks); {
+		bh := int(blocks[p]) | int(blocks[p+1])<<8 | int(blocks[p+2])<<16
+		p += 3
+		btype, bsize := bh>>1&3, bh>>3
+		if btype == 2 && bsize <= len(blocks)-p {
+			nseq += zstdBlockSequences(blocks[p : p+bsize])
+		}
+		if btype == 1 {
+			bsize = 1
+		}
+		if bh&1 == 1 {
+			break
+		}
+		p += bsize
+	}
+	return nseq*zstdMinSeqLen <= n
+}
+
+// zstdMinSeqLen is the average sequence length (decoded bytes) from which
+// zstdDecodeFast is the faster decoder.
+const zstdMinSeqLen = 128
+
+// zstdBlockSequences returns the number of sequences a compressed block
+// declares, or 0 if its headers are invalid.
+func zstdBlockSequences(b []byte) int {
+	if len(b) < 1 {
+		return 0
+	}
+	ltype, sf := b[0]&3, b[0]>>2&3
+	var n int
+	switch {
+	case ltype == 0 && len(b) >= 3:
+		n = [4]int{1 + int(b[0]>>3), 2 + int(b[0]>>4) + int(b[1])<<4, 1 + int(b[0]>>3), 3 + int(b[0]>>4) + int(b[1])<<4 + int(b[2])<<12}[sf]
+	case ltype == 1:
+		n = [4]int{2, 3, 2, 4}[sf]
+	case len(b) >= 5:
+		v := int(binary.LittleEndian.Uint32(b)) | int(b[4])<<32
+		n = [4]int{3 + v>>14&0x3FF, 3 + v>>14&0x3FF, 4 + v>>18&0x3FFF, 5 + v>>22&0x3FFFF}[sf]
+	default:
+		return 0
+	}
+	if n >= len(b) {
+		return 0
+	}
+	c := int(b[n])
+	switch {
+	case c < 128:
+		return c
+	case c < 255:
+		if n+1 < len(b) {
+			return (c-128)<<8 + int(b[n+1])
+		}
+	default:
+		if n+2 < len(b) {
+			return int(b[n+1]) + int(b[n+2])<<8 + 0x7F00
+		}
+	}
+	return 0
 }
 
 // fill sets every byte of b to c.
@@ -247,6 +337,9 @@ func (s *zstdState) block(dst []byte, out int, b []byte, window uint64, maxBlock
 	rep := s.rep
 	end := min(len(dst), out+maxBlock)
 	lp := 0 // literals used
+	// lits extended to the bytes after them (spare room in s.lits, or the
+	// rest of the block for raw literals), read by wide copies.
+	litsWide := lits[:cap(lits)]
 	for i := range nseq {
 		br.fill()
 		lle, ofe, mle := llT[llState&511], ofT[ofState&511], mlT[mlState&511]
@@ -292,18 +385,33 @@ func (s *zstdState) block(dst []byte, out int, b []byte, window uint64, maxBlock
 		if ll > len(lits)-lp || ll+ml > end-out || off <= 0 || off > out+ll || uint64(off) > window {
 			return 0, errZstdFallback
 		}
-		copy(dst[out:out+ll], lits[lp:lp+ll])
+		// Short copies move 16 bytes when dst (and the literals) have
+		// room past them: bytes beyond the copy are written again later.
+		if ll <= 16 && out+16 <= len(dst) && lp+16 <= len(litsWide) {
+			*(*[16]byte)(dst[out:]) = *(*[16]byte)(litsWide[lp:])
+		} else {
+			copy(dst[out:out+ll], lits[lp:lp+ll])
+		}
 		lp += ll
 		out += ll
-		m := dst[out : out+ml]
 		from := out - off
-		if off >= ml {
-			copy(m, dst[from:from+ml])
-		} else if ml <= 32 {
+		switch {
+		case off >= 16 && ml <= 16 && out+16 <= len(dst):
+			*(*[16]byte)(dst[out:]) = *(*[16]byte)(dst[from:])
+		case off >= ml:
+			copy(dst[out:out+ml], dst[from:from+ml])
+		case off >= 8 && out+ml+8 <= len(dst):
+			// Overlapping: each 8 bytes read were written before.
+			for k := 0; k < ml; k += 8 {
+				*(*[8]byte)(dst[out+k:]) = *(*[8]byte)(dst[from+k:])
+			}
+		case ml <= 32:
+			m := dst[out : out+ml]
 			for k := range m {
 				m[k] = dst[from+k]
 			}
-		} else {
+		default:
+			m := dst[out : out+ml]
 			k := copy(m, dst[from:out])
 			for k < ml {
 				k += copy(m[k:], m[:k])
@@ -841,11 +949,10 @@ func (br *bitReader) getBits(n uint8) uint64 {
 	return v
 }
 
+// peek returns the next n ≤ 56 bits (after fill): zero when n is zero or
+// the stream is read (Go's shifts of 64 or more bits yield zero).
 func (br *bitReader) peek(n uint8) uint64 {
-	if n == 0 || br.bitsRead >= 64 {
-		return 0
-	}
-	return br.value << br.bitsRead >> (64 - n)
+	return br.value << br.bitsRead >> (64 - uint(n))
 }
 
 func (br *bitReader) overflow() bool { return br.off == 0 && br.bitsRead > 64 }
