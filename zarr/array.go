@@ -498,11 +498,13 @@ func (a *Array) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 			err = a.readElements(ctx, p[:n], e0, e1, !sequential)
 		}
 	} else {
-		buf := make([]byte, (e1-e0)*item)
+		// Whole elements, into a buffer of the pool (they overwrite it).
+		buf := bufs.get(int((e1 - e0) * item))
 		if direct, err = a.readDirect(ctx, buf, e0, e1); err == nil && !direct {
 			err = a.readElements(ctx, buf, e0, e1, !sequential)
 		}
 		copy(p[:n], buf[off-e0*item:])
+		bufs.put(buf)
 	}
 	if err != nil {
 		return 0, err
