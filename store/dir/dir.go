@@ -1,8 +1,10 @@
 // Package dir is the zarrfs directory store: each key is a file below a root
 // directory, "a/b/c" being the file a/b/c.
 //
-// Every file is opened through an os.Root, so no key and no symbolic link
-// can reach outside the root. What os.Root decides, and so this store:
+// Every file is opened below the root with openat2(2) and RESOLVE_BENEATH
+// (where the kernel lacks it, through an os.Root, which decides the same),
+// so no key and no symbolic link can reach outside the root. What both
+// decide, and so this store:
 //
 //   - A relative symbolic link whose target stays inside the root is
 //     followed (a linked file is a value, a linked folder a folder).
