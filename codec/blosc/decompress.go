@@ -59,8 +59,17 @@ func DecompressRange(dst, chunk []byte, off int) error {
 
 // scratch is one goroutine's working memory.
 type scratch struct {
-	tmp   []byte // streams before unshuffling
-	block []byte // a whole block, for blocks a range covers partly
+	tmp    []byte // streams before unshuffling
+	block  []byte // a whole block, for blocks a range covers partly
+	planes []byte // bit-unshuffled byte planes, made when first needed
+}
+
+// planeBuf returns s.planes with at least n bytes.
+func (s *scratch) planeBuf(n int) []byte {
+	if cap(s.planes) < n {
+		s.planes = make([]byte, n)
+	}
+	return s.planes[:n]
 }
 
 var scratchPool sync.Pool
@@ -73,6 +82,7 @@ func getScratch(blockSize int) *scratch {
 	if cap(s.tmp) < blockSize {
 		s.tmp = make([]byte, blockSize)
 		s.block = make([]byte, blockSize)
+		s.planes = nil
 	}
 	return s
 }
@@ -106,7 +116,7 @@ func decompress(h Header, dst, chunk []byte, off int, whole bool) error {
 		if lo == bstart && hi == bstart+bsize {
 			out = dst[bstart-off : bstart-off+bsize]
 		}
-		e, err := d.decode(j, out, s.tmp[:bsize])
+		e, err := d.decode(j, out, s.tmp[:bsize], s)
 		if err != nil {
 			return err
 		}
@@ -178,8 +188,9 @@ type blockDecoder struct {
 }
 
 // decode decodes block j into out (the block's exact size) using tmp (the
-// same size) and returns the part of the chunk its streams occupy.
-func (d *blockDecoder) decode(j int, out, tmp []byte) (extent, error) {
+// same size) and sc's plane buffer, and returns the part of the chunk its
+// streams occupy.
+func (d *blockDecoder) decode(j int, out, tmp []byte, sc *scratch) (extent, error) {
 	h := d.h
 	dataStart := HeaderSize + 4*d.nblocks
 	start := int(int32(binary.LittleEndian.Uint32(d.chunk[HeaderSize+4*j:])))
@@ -226,7 +237,11 @@ func (d *blockDecoder) decode(j int, out, tmp []byte) (extent, error) {
 	case doShuffle:
 		unshuffle(out, tmp, ts)
 	case doBitShuffle:
-		bitunshuffle(out, tmp, ts)
+		var planes []byte
+		if ts > 1 && haveSIMD {
+			planes = sc.planeBuf(bsize)
+		}
+		bitunshuffleBuf(out, tmp, planes, ts)
 	}
 	return extent{start, pos}, nil
 }

@@ -224,7 +224,12 @@ func bitshuffle(dst, src []byte, ts int) {
 }
 
 // bitunshuffle undoes bitshuffle.
-func bitunshuffle(dst, src []byte, ts int) {
+func bitunshuffle(dst, src []byte, ts int) { bitunshuffleBuf(dst, src, nil, ts) }
+
+// bitunshuffleBuf undoes bitshuffle, using buf (len(src) bytes, allocated
+// when shorter) when the architecture has vector kernels: each byte plane
+// is unshuffled into buf, then buf is byte-unshuffled into dst.
+func bitunshuffleBuf(dst, src, buf []byte, ts int) {
 	n := len(src) / ts
 	if n%8 != 0 {
 		copy(dst, src)
@@ -232,16 +237,20 @@ func bitunshuffle(dst, src []byte, ts int) {
 	}
 	rowLen := n / 8
 	if ts == 1 {
-		rows := [8][]byte{}
-		for b := range rows {
-			rows[b] = src[b*rowLen : (b+1)*rowLen]
-		}
-		for k := range rowLen {
-			x := uint64(rows[0][k]) | uint64(rows[1][k])<<8 | uint64(rows[2][k])<<16 | uint64(rows[3][k])<<24 |
-				uint64(rows[4][k])<<32 | uint64(rows[5][k])<<40 | uint64(rows[6][k])<<48 | uint64(rows[7][k])<<56
-			binary.LittleEndian.PutUint64(dst[8*k:], transpose8x8(x))
-		}
+		bitunshufflePlane(dst, src, rowLen, bitunshufflePlaneSIMD(dst, src, rowLen))
 		copy(dst[n:], src[n:])
+		return
+	}
+	if haveSIMD && rowLen >= 16 {
+		if len(buf) < n*ts {
+			buf = make([]byte, n*ts)
+		}
+		for j := range ts {
+			plane, out := src[j*n:(j+1)*n], buf[j*n:(j+1)*n]
+			bitunshufflePlane(out, plane, rowLen, bitunshufflePlaneSIMD(out, plane, rowLen))
+		}
+		unshuffle(dst[:n*ts], buf[:n*ts], ts)
+		copy(dst[n*ts:], src[n*ts:])
 		return
 	}
 	for j := range ts {
@@ -264,4 +273,18 @@ func bitunshuffle(dst, src []byte, ts int) {
 		}
 	}
 	copy(dst[n*ts:], src[n*ts:])
+}
+
+// bitunshufflePlane undoes the bit shuffle of one byte plane, src's 8 rows
+// of rowLen bytes, into dst[8*from:8*rowLen].
+func bitunshufflePlane(dst, src []byte, rowLen, from int) {
+	rows := [8][]byte{}
+	for b := range rows {
+		rows[b] = src[b*rowLen : (b+1)*rowLen]
+	}
+	for k := from; k < rowLen; k++ {
+		x := uint64(rows[0][k]) | uint64(rows[1][k])<<8 | uint64(rows[2][k])<<16 | uint64(rows[3][k])<<24 |
+			uint64(rows[4][k])<<32 | uint64(rows[5][k])<<40 | uint64(rows[6][k])<<48 | uint64(rows[7][k])<<56
+		binary.LittleEndian.PutUint64(dst[8*k:], transpose8x8(x))
+	}
 }

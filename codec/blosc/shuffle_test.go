@@ -161,3 +161,66 @@ func BenchmarkUnshuffle(b *testing.B) {
 		})
 	}
 }
+
+// TestBitunshuffleSIMD compares bitunshuffle (vector kernels where the
+// architecture has them) with the definition on random data of many
+// lengths and typesizes, the plane buffer given or not.
+func TestBitunshuffleSIMD(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	lengths := []int{1 << 16, 1<<16 + 8*13, 262144, 262144 - 40}
+	for n := 0; n < 2000; n += 8 {
+		lengths = append(lengths, n)
+	}
+	for _, ts := range []int{1, 2, 3, 4, 5, 8, 16} {
+		for _, n := range lengths {
+			n = n*ts + r.IntN(ts) // whole elements and a tail
+			src := make([]byte, n)
+			for i := range src {
+				src[i] = byte(r.Uint32())
+			}
+			want := naiveBitshuffle(src, ts) // shuffled: unshuffle it back
+			got := make([]byte, n)
+			bitunshuffleBuf(got, bytes.Clone(want), nil, ts)
+			if !bytes.Equal(got, src) {
+				t.Fatalf("bitunshuffle ts=%d n=%d does not invert the definition", ts, n)
+			}
+			clear(got)
+			bitunshuffleBuf(got, bytes.Clone(want), make([]byte, n), ts)
+			if !bytes.Equal(got, src) {
+				t.Fatalf("bitunshuffle ts=%d n=%d with a buffer does not invert the definition", ts, n)
+			}
+		}
+	}
+}
+
+func FuzzBitunshuffle(f *testing.F) {
+	f.Add(bytes.Repeat([]byte("0123456789abcdef"), 20), uint8(4))
+	f.Add(bytes.Repeat([]byte{1, 2, 3}, 300), uint8(1))
+	f.Fuzz(func(t *testing.T, src []byte, ts uint8) {
+		if ts == 0 {
+			return
+		}
+		shuffled := naiveBitshuffle(src, int(ts))
+		got := make([]byte, len(src))
+		bitunshuffle(got, shuffled, int(ts))
+		if !bytes.Equal(got, src) {
+			t.Fatalf("bitunshuffle ts=%d n=%d does not invert the definition", ts, len(src))
+		}
+	})
+}
+
+func BenchmarkBitunshuffle(b *testing.B) {
+	for _, ts := range []int{1, 4, 8} {
+		src := make([]byte, 256<<10)
+		for i := range src {
+			src[i] = byte(i * 7)
+		}
+		dst, buf := make([]byte, len(src)), make([]byte, len(src))
+		b.Run(strconv.Itoa(ts), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				bitunshuffleBuf(dst, src, buf, ts)
+			}
+		})
+	}
+}

@@ -2,6 +2,9 @@
 
 package blosc
 
+// haveSIMD reports whether the vector kernels below exist.
+const haveSIMD = true
+
 // The SSE2 kernels (SSE2 is part of every amd64 processor) interleave 16
 // elements per iteration. Each takes dst and src of at least ts*n bytes,
 // src holding ts streams of n bytes, and does the first n&^15 elements.
@@ -34,4 +37,21 @@ func unshuffleSIMD(dst, src []byte, ts int) int {
 		return 0
 	}
 	return n &^ 15
+}
+
+// bitunshuffle1SSE2 undoes the bit shuffle of one byte plane: src holds 8
+// rows of rowLen bytes; it writes the first 8*(rowLen&^15) bytes of dst.
+//
+//go:noescape
+func bitunshuffle1SSE2(dst, src []byte, rowLen int)
+
+// bitunshufflePlaneSIMD undoes the bit shuffle of a prefix of the byte plane
+// src (8 rows of rowLen bytes) into dst and returns the number of row bytes
+// k it did: dst[:8*k] is done.
+func bitunshufflePlaneSIMD(dst, src []byte, rowLen int) int {
+	if rowLen < 16 || len(src) < 8*rowLen || len(dst) < 8*rowLen {
+		return 0
+	}
+	bitunshuffle1SSE2(dst, src, rowLen)
+	return rowLen &^ 15
 }
