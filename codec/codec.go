@@ -163,6 +163,13 @@ type DecoderInto interface {
 	DecodeInto(dst, data []byte) error
 }
 
+// ArrayDecoderInto is implemented by ArrayToBytes codecs that can decode
+// a chunk into a buffer the caller provides (sharding: the inner chunks
+// straight into the shard's buffer), with DecoderInto's rules.
+type ArrayDecoderInto interface {
+	DecodeInto(dst, data []byte, decoded ArraySpec) error
+}
+
 // MaxUnknownSize bounds the output of a decode whose size is not known in
 // advance.
 const MaxUnknownSize = 1 << 30

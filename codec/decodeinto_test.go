@@ -152,3 +152,39 @@ func TestDecodeIntoAllocs(t *testing.T) {
 		}
 	}
 }
+
+// intoArrayCodec is the bytes codec as an ArrayDecoderInto, as sharding
+// would be.
+type intoArrayCodec struct{ BytesCodec }
+
+func (intoArrayCodec) DecodeInto(dst, data []byte, decoded ArraySpec) error {
+	if err := checkSize("test", len(data), len(dst)); err != nil {
+		return err
+	}
+	copy(dst, data)
+	return nil
+}
+
+func TestArrayDecoderInto(t *testing.T) {
+	spec := ArraySpec{Shape: []int{1000}, DataType: DataType{Name: "uint16", Size: 2}, FillValue: []byte{0, 0}}
+	data := testData(spec.ByteSize(), 9)
+	p, err := NewPipeline([]Codec{intoArrayCodec{}, mustNew(t, `{"id":"crc32c"}`)}, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.CanDecodeInto() {
+		t.Fatal("an ArrayDecoderInto cannot decode into a buffer")
+	}
+	enc, err := p.Encode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]byte, len(data))
+	if err := p.DecodeInto(dst, enc); err != nil || !bytes.Equal(dst, data) {
+		t.Fatalf("DecodeInto: %v, equal %v", err, bytes.Equal(dst, data))
+	}
+	enc[0] ^= 1
+	if err := p.DecodeInto(dst, enc); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("checksum mismatch: %v", err)
+	}
+}

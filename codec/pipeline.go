@@ -126,13 +126,17 @@ func (p *Pipeline) Encode(chunk []byte) ([]byte, error) {
 
 // CanDecodeInto reports whether DecodeInto can decode this pipeline's
 // chunks into a caller's buffer: fixed-size elements, no array→array
-// codec, the bytes codec, and a first bytes→bytes codec (the last to
-// decode) that decodes into a buffer (DecoderInto, or one of the codecs
+// codec, and either an array→bytes codec that decodes into a buffer
+// (ArrayDecoderInto) or the bytes codec after a first bytes→bytes codec
+// (the last to decode) that does (DecoderInto, or one of the codecs
 // decodeInto knows). A chain of the little-endian bytes codec alone
 // decodes to its input, with no copy to save, and answers false.
 func (p *Pipeline) CanDecodeInto() bool {
 	if len(p.arrayToArray) > 0 || p.specs[0].ByteSize() <= 0 {
 		return false
+	}
+	if _, ok := p.arrayToBytes.(ArrayDecoderInto); ok {
+		return true
 	}
 	b, ok := p.arrayToBytes.(BytesCodec)
 	if !ok {
@@ -165,6 +169,18 @@ func (p *Pipeline) DecodeInto(dst, data []byte) error {
 		if want >= 0 && len(data) != want {
 			return Corruptf(p.bytesToBytes[i].Name(), "decoded %d bytes, want %d", len(data), want)
 		}
+	}
+	if ad, ok := p.arrayToBytes.(ArrayDecoderInto); ok {
+		if len(p.bytesToBytes) > 0 {
+			want := p.sizes[0]
+			if data, err = p.bytesToBytes[0].Decode(data, want); err != nil {
+				return err
+			}
+			if want >= 0 && len(data) != want {
+				return Corruptf(p.bytesToBytes[0].Name(), "decoded %d bytes, want %d", len(data), want)
+			}
+		}
+		return ad.DecodeInto(dst, data, spec)
 	}
 	b := p.arrayToBytes.(BytesCodec)
 	if len(p.bytesToBytes) > 0 {

@@ -358,33 +358,42 @@ func (a *Array) forRuns(ctx context.Context, e0, e1 int64, partial bool, apply f
 				perChunk[i] = append(perChunk[i], r)
 			}
 		}
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(workers)
-		for i, c := range chunks {
-			g.Go(func() error {
-				key := a.chunkKeyAt(c)
-				var v *chunkValue
-				var err error
-				few := perChunk != nil && a.fewElements(perChunk[i]) && a.cache.lookup(a.cacheKey(key)) == nil
-				switch {
-				case few && shard != nil:
-					v, err = a.loadRegion(gctx, shard, key, perChunk[i])
-				case few && bloscRanges:
-					v, err = a.loadBloscRange(gctx, key, perChunk[i])
-				default:
-					v, err = a.loadChunk(gctx, key)
-				}
-				vals[i] = v
-				return err
-			})
+		fetch := func(ctx context.Context, i int) error {
+			key := a.chunkKeyAt(chunks[i])
+			var v *chunkValue
+			var err error
+			few := perChunk != nil && a.fewElements(perChunk[i]) && a.cache.lookup(a.cacheKey(key)) == nil
+			switch {
+			case few && shard != nil:
+				v, err = a.loadRegion(ctx, shard, key, perChunk[i])
+			case few && bloscRanges:
+				v, err = a.loadBloscRange(ctx, key, perChunk[i])
+			default:
+				v, err = a.loadChunk(ctx, key)
+			}
+			vals[i] = v
+			return err
 		}
 		defer func() {
 			for _, v := range vals {
 				v.release()
 			}
 		}()
-		if err := g.Wait(); err != nil {
-			return err
+		if len(chunks) == 1 {
+			// Most reads need one chunk: fetch it here, not on a
+			// goroutine of its own.
+			if err := fetch(ctx, 0); err != nil {
+				return err
+			}
+		} else {
+			g, gctx := errgroup.WithContext(ctx)
+			g.SetLimit(workers)
+			for i := range chunks {
+				g.Go(func() error { return fetch(gctx, i) })
+			}
+			if err := g.Wait(); err != nil {
+				return err
+			}
 		}
 		for _, r := range batch {
 			v := vals[seen[r.chunk]]
