@@ -74,16 +74,8 @@ func bloscLZDecompress(dst, src []byte) error {
 			}
 			ctrl = int(src[ip])
 			ip++
-			ref := op - dist
-			if dist >= length {
-				copy(dst[op:op+length], dst[ref:])
-				op += length
-			} else {
-				for end := op + length; op < end; op++ {
-					dst[op] = dst[ref]
-					ref++
-				}
-			}
+			copyMatch(dst, op, dist, length)
+			op += length
 			continue
 		}
 		n := ctrl + 1
@@ -93,7 +85,12 @@ func bloscLZDecompress(dst, src []byte) error {
 		if n > len(src)-ip {
 			return fmt.Errorf("blosclz: literal run of %d bytes at input %d overruns %d bytes", n, ip, len(src))
 		}
-		copy(dst[op:], src[ip:ip+n])
+		if op+bloscLZMaxCopy <= len(dst) && ip+bloscLZMaxCopy <= len(src) {
+			// One 32-byte move; the bytes past the run are written again.
+			*(*[bloscLZMaxCopy]byte)(dst[op:]) = *(*[bloscLZMaxCopy]byte)(src[ip:])
+		} else {
+			copy(dst[op:], src[ip:ip+n])
+		}
 		op += n
 		ip += n
 		if ip >= len(src) {

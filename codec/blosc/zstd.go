@@ -394,29 +394,7 @@ func (s *zstdState) block(dst []byte, out int, b []byte, window uint64, maxBlock
 		}
 		lp += ll
 		out += ll
-		from := out - off
-		switch {
-		case off >= 16 && ml <= 16 && out+16 <= len(dst):
-			*(*[16]byte)(dst[out:]) = *(*[16]byte)(dst[from:])
-		case off >= ml:
-			copy(dst[out:out+ml], dst[from:from+ml])
-		case off >= 8 && out+ml+8 <= len(dst):
-			// Overlapping: each 8 bytes read were written before.
-			for k := 0; k < ml; k += 8 {
-				*(*[8]byte)(dst[out+k:]) = *(*[8]byte)(dst[from+k:])
-			}
-		case ml <= 32:
-			m := dst[out : out+ml]
-			for k := range m {
-				m[k] = dst[from+k]
-			}
-		default:
-			m := dst[out : out+ml]
-			k := copy(m, dst[from:out])
-			for k < ml {
-				k += copy(m[k:], m[:k])
-			}
-		}
+		copyMatch(dst, out, off, ml)
 		out += ml
 	}
 	if !br.finished() {
