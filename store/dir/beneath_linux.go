@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -19,8 +20,13 @@ import (
 // Kernels before 5.6 (or sandboxes that refuse openat2) answer ENOSYS or
 // EPERM: the store then keeps using os.Root.
 type beneath struct {
-	dir *os.File    // the root, opened O_PATH
 	off atomic.Bool // openat2 is unavailable: use os.Root
+
+	// mu guards dir against close: an open must never resolve against
+	// a closed descriptor whose number the process has given to
+	// another directory since.
+	mu  sync.RWMutex
+	dir int // the root, opened O_PATH; -1 once closed
 }
 
 // errEscapes is the error of a key whose resolution leaves the root: not
@@ -32,7 +38,7 @@ func openBeneath(path string) (*beneath, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	return &beneath{dir: os.NewFile(uintptr(fd), path)}, nil
+	return &beneath{dir: fd}, nil
 }
 
 // open opens name (a valid key, or ".") with flags. ok is false when
@@ -41,9 +47,14 @@ func (b *beneath) open(name string, flags int) (f *os.File, ok bool, err error) 
 	if b.off.Load() {
 		return nil, false, nil
 	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.dir < 0 {
+		return nil, true, &fs.PathError{Op: "open", Path: name, Err: fs.ErrClosed}
+	}
 	how := unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS}
 	for {
-		fd, err := unix.Openat2(int(b.dir.Fd()), name, &how)
+		fd, err := unix.Openat2(b.dir, name, &how)
 		switch err {
 		case nil:
 			return os.NewFile(uintptr(fd), name), true, nil
@@ -71,7 +82,16 @@ func (b *beneath) stat(name string) (fi fs.FileInfo, ok bool, err error) {
 	return fi, true, err
 }
 
-func (b *beneath) close() error { return b.dir.Close() }
+func (b *beneath) close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dir < 0 {
+		return nil
+	}
+	err := unix.Close(b.dir)
+	b.dir = -1
+	return err
+}
 
 // disable makes the store use os.Root (for tests of the fallback).
 func (b *beneath) disable() { b.off.Store(true) }

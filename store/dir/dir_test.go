@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -239,5 +240,30 @@ func TestStatModTimeAndAtomicSet(t *testing.T) {
 	// A file where a folder should be makes Set fail, not panic.
 	if err := s.Set(ctx, ".hidden/.zarray/x", []byte("{}")); err == nil {
 		t.Error("Set below a file succeeded")
+	}
+}
+
+// TestCloseWhileReading closes the store while readers open keys: reads
+// then fail (the store is closed) but never race with the close (-race).
+func TestCloseWhileReading(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string][]byte{"a/b": []byte("x")})
+	s, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 200 {
+				s.Get(context.Background(), "a/b")
+				s.Stat(context.Background(), "a/b")
+			}
+		})
+	}
+	s.Close()
+	wg.Wait()
+	if _, err := s.Get(context.Background(), "a/b"); err == nil {
+		t.Error("Get after Close succeeded")
 	}
 }
