@@ -62,6 +62,8 @@ type scratch struct {
 	tmp    []byte // streams before unshuffling
 	block  []byte // a whole block, for blocks a range covers partly
 	planes []byte // bit-unshuffled byte planes, made when first needed
+
+	streams [maxSplits][]byte // a block's streams, for unshuffleStreams
 }
 
 // planeBuf returns s.planes with at least n bytes.
@@ -214,6 +216,12 @@ func (d *blockDecoder) decode(j int, out, tmp []byte, sc *scratch) (extent, erro
 		streams = tmp
 	}
 	neblock := bsize / nsplits
+	// With a byte shuffle of split streams and vector kernels, streams
+	// stored raw are unshuffled from the chunk, not copied first.
+	var direct [][]byte
+	if doShuffle && nsplits == ts && haveSIMD && (ts == 2 || ts == 4 || ts == 8) {
+		direct = sc.streams[:0]
+	}
 	pos := start
 	for k := range nsplits {
 		if pos > h.CBytes-4 {
@@ -227,13 +235,23 @@ func (d *blockDecoder) decode(j int, out, tmp []byte, sc *scratch) (extent, erro
 		s := streams[k*neblock : (k+1)*neblock]
 		src := d.chunk[pos : pos+cbytes]
 		if cbytes == neblock {
-			copy(s, src)
+			if direct != nil {
+				s = src
+			} else {
+				copy(s, src)
+			}
 		} else if err := decompressStream(d.c, s, src); err != nil {
 			return extent{}, corruptf("block %d stream %d: %w", j, k, err)
 		}
 		pos += cbytes
+		if direct != nil {
+			direct = append(direct, s)
+		}
 	}
 	switch {
+	case direct != nil:
+		unshuffleStreams(out, direct, neblock)
+		clear(direct) // the pooled scratch must not keep the chunk alive
 	case doShuffle:
 		unshuffle(out, tmp, ts)
 	case doBitShuffle:

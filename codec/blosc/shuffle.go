@@ -126,6 +126,21 @@ func unshuffle(dst, src []byte, ts int) {
 	unshuffleFrom(dst, src, ts, unshuffleSIMD(dst, src, ts))
 }
 
+// unshuffleStreams interleaves the ts = len(streams) streams of n bytes
+// each into dst[:ts*n]: element i's byte j is streams[j][i]. It is
+// unshuffle for streams that are not contiguous (blosc's stored streams
+// stay in the chunk); portable code does what the vector kernels do not.
+func unshuffleStreams(dst []byte, streams [][]byte, n int) {
+	ts := len(streams)
+	fast := unshuffleStreamsSIMD(dst, streams, n)
+	for j, s := range streams {
+		s = s[:n]
+		for i := fast; i < n; i++ {
+			dst[i*ts+j] = s[i]
+		}
+	}
+}
+
 // unshuffleFrom undoes shuffle for the elements from fast (a multiple of
 // 8) on: the ones before are done already.
 func unshuffleFrom(dst, src []byte, ts, fast int) {

@@ -2,14 +2,15 @@
 
 #include "textflag.h"
 
-// func unshuffle2SSE2(dst, src []byte, n int)
-// Interleaves the first n&^15 bytes of the two streams src[0:n] and
-// src[n:2n] into dst: 16 elements per iteration.
-TEXT ·unshuffle2SSE2(SB), NOSPLIT, $0-56
-	MOVQ dst_base+0(FP), DI
-	MOVQ src_base+24(FP), SI
-	MOVQ n+48(FP), CX
-	LEAQ (SI)(CX*1), R8
+// func unshuffle2SSE2(dst *byte, streams *[2]*byte, n int)
+// Interleaves the first n&^15 bytes of the two streams into dst: 16
+// elements per iteration.
+TEXT ·unshuffle2SSE2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ streams+8(FP), DX
+	MOVQ n+16(FP), CX
+	MOVQ 0(DX), SI
+	MOVQ 8(DX), R8
 	MOVQ CX, BX
 	SHRQ $4, BX
 	JZ   done2
@@ -31,16 +32,17 @@ loop2:
 done2:
 	RET
 
-// func unshuffle4SSE2(dst, src []byte, n int)
-// Interleaves the first n&^15 bytes of the four streams src[k*n:(k+1)*n]
-// into dst: 16 elements per iteration.
-TEXT ·unshuffle4SSE2(SB), NOSPLIT, $0-56
-	MOVQ dst_base+0(FP), DI
-	MOVQ src_base+24(FP), SI
-	MOVQ n+48(FP), CX
-	LEAQ (SI)(CX*1), R8
-	LEAQ (R8)(CX*1), R9
-	LEAQ (R9)(CX*1), R10
+// func unshuffle4SSE2(dst *byte, streams *[4]*byte, n int)
+// Interleaves the first n&^15 bytes of the four streams into dst: 16
+// elements per iteration.
+TEXT ·unshuffle4SSE2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ streams+8(FP), DX
+	MOVQ n+16(FP), CX
+	MOVQ 0(DX), SI
+	MOVQ 8(DX), R8
+	MOVQ 16(DX), R9
+	MOVQ 24(DX), R10
 	MOVQ CX, BX
 	SHRQ $4, BX
 	JZ   done4
@@ -75,20 +77,21 @@ loop4:
 done4:
 	RET
 
-// func unshuffle8SSE2(dst, src []byte, n int)
-// Interleaves the first n&^15 bytes of the eight streams src[k*n:(k+1)*n]
-// into dst: 16 elements per iteration.
-TEXT ·unshuffle8SSE2(SB), NOSPLIT, $0-56
-	MOVQ dst_base+0(FP), DI
-	MOVQ src_base+24(FP), SI
-	MOVQ n+48(FP), CX
-	LEAQ (SI)(CX*1), R8
-	LEAQ (R8)(CX*1), R9
-	LEAQ (R9)(CX*1), R10
-	LEAQ (R10)(CX*1), R11
-	LEAQ (R11)(CX*1), R12
-	LEAQ (R12)(CX*1), R13
-	LEAQ (R13)(CX*1), R14
+// func unshuffle8SSE2(dst *byte, streams *[8]*byte, n int)
+// Interleaves the first n&^15 bytes of the eight streams into dst: 16
+// elements per iteration.
+TEXT ·unshuffle8SSE2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ streams+8(FP), DX
+	MOVQ n+16(FP), CX
+	MOVQ 0(DX), SI
+	MOVQ 8(DX), R8
+	MOVQ 16(DX), R9
+	MOVQ 24(DX), R10
+	MOVQ 32(DX), R11
+	MOVQ 40(DX), R12
+	MOVQ 48(DX), R13
+	MOVQ 56(DX), R14
 	MOVQ CX, BX
 	SHRQ $4, BX
 	JZ   done8

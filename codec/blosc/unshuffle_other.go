@@ -11,3 +11,6 @@ func unshuffleSIMD(dst, src []byte, ts int) int { return 0 }
 
 // bitunshufflePlaneSIMD has no vector kernel on this architecture.
 func bitunshufflePlaneSIMD(dst, src []byte, rowLen int) int { return 0 }
+
+// unshuffleStreamsSIMD has no vector kernels on this architecture.
+func unshuffleStreamsSIMD(dst []byte, streams [][]byte, n int) int { return 0 }
