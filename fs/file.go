@@ -153,16 +153,52 @@ func (f *dataFile) Read(ctx context.Context, _ gofs.FileHandle, dest []byte, off
 	if off < int64(len(f.header)) {
 		n = copy(dest, f.header[off:])
 	}
-	if n < len(dest) {
-		dataOff := off + int64(n) - int64(len(f.header))
-		m, err := f.node.Array.ReadAt(ctx, dest[n:], dataOff)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, f.m.log.errno(err)
-		}
-		n += m
+	if n == len(dest) {
+		return fuse.ReadResultData(dest[:n]), 0
 	}
-	return fuse.ReadResultData(dest[:n]), 0
+	dataOff := off + int64(n) - int64(len(f.header))
+	vec, m, release, err := f.node.Array.ReadSlices(ctx, dest[n:], dataOff)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, f.m.log.errno(err)
+	}
+	if n > 0 {
+		vec = append([][]byte{dest[:n]}, vec...)
+	}
+	return &slicesResult{vec: vec, size: n + m, release: release}, 0
 }
+
+// slicesResult is a read's reply made of slices of decoded chunks (and of
+// the request's buffer), written to the kernel with one writev without
+// being copied together first; Done lets go of the chunks once it is sent.
+type slicesResult struct {
+	vec     [][]byte
+	size    int
+	release func()
+	once    sync.Once
+}
+
+// Slices returns the reply's slices (go-fuse writes them with writev).
+func (r *slicesResult) Slices() ([][]byte, fuse.Status) { return r.vec, fuse.OK }
+
+// Bytes copies the reply into buf (a new buffer when buf is too small):
+// go-fuse may call Done before it sends what Bytes returns, so that must
+// not be a chunk's memory.
+func (r *slicesResult) Bytes(buf []byte) ([]byte, fuse.Status) {
+	if len(buf) < r.size {
+		buf = make([]byte, r.size)
+	}
+	n := 0
+	for _, s := range r.vec {
+		n += copy(buf[n:], s)
+	}
+	return buf[:n], fuse.OK
+}
+
+// Size returns the reply's length.
+func (r *slicesResult) Size() int { return r.size }
+
+// Done releases the chunks the slices lie in.
+func (r *slicesResult) Done() { r.once.Do(r.release) }
 
 // Getxattr reads a user.zarr.* attribute of the array.
 func (f *dataFile) Getxattr(_ context.Context, attr string, dest []byte) (uint32, syscall.Errno) {

@@ -84,6 +84,17 @@ func TestDataFileRead(t *testing.T) {
 			if !bytes.Equal(got, want[lo:hi]) {
 				t.Errorf("npy=%v: read [%d +%d): %d bytes differ from the expected %d", npy, c.off, c.n, len(got), hi-lo)
 			}
+			// What go-fuse writes: the slices, then Done.
+			if sr, ok := r.(interface {
+				Slices() ([][]byte, fuse.Status)
+			}); ok {
+				vec, st := sr.Slices()
+				if joined := bytes.Join(vec, nil); !st.Ok() || !bytes.Equal(joined, want[lo:hi]) || r.Size() != len(joined) {
+					t.Errorf("npy=%v: read [%d +%d): slices of %d bytes (size %d, %v) differ", npy, c.off, c.n, len(joined), r.Size(), st)
+				}
+			}
+			r.Done()
+			r.Done() // a second Done is harmless
 		}
 		if _, errno := f.Read(ctx, nil, make([]byte, 4), -1); errno != syscall.EINVAL {
 			t.Errorf("npy=%v: read at -1: %v, want EINVAL", npy, errno)

@@ -463,15 +463,23 @@ func fillElements(dst, fill []byte) {
 }
 
 // readElements decodes the elements [e0, e1) into dst; partial allows
-// reading parts of shards.
-func (a *Array) readElements(ctx context.Context, dst []byte, e0, e1 int64, partial bool) error {
+// reading parts of shards. With col, the runs found in decoded chunks
+// are not copied into dst but handed to col as slices of the chunks
+// (col.add puts the others, read into dst, between them).
+func (a *Array) readElements(ctx context.Context, dst []byte, e0, e1 int64, partial bool, col *collector) error {
 	size := int64(a.dt.Size)
 	return a.forRuns(ctx, e0, e1, partial, func(r run, v *chunkValue) error {
 		out := dst[(r.outOff-e0)*size : (r.outOff-e0+r.n)*size]
-		if v.missing {
+		switch {
+		case v.missing:
 			fillElements(out, a.fill)
-		} else {
+		case col != nil && col.hold(v.fixed[r.inOff*size:(r.inOff+r.n)*size], v):
+			return nil
+		default:
 			copy(out, v.fixed[r.inOff*size:])
+		}
+		if col != nil {
+			col.add(out)
 		}
 		return nil
 	})
@@ -481,6 +489,11 @@ func (a *Array) readElements(ctx context.Context, dst []byte, e0, e1 int64, part
 // io.ReaderAt semantics: fewer bytes than len(p) only with an error, io.EOF
 // at the end.
 func (a *Array) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	return a.readAt(ctx, p, off, nil)
+}
+
+// readAt is ReadAt; with col, see readElements.
+func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector) (int, error) {
 	if err := a.readable(); err != nil {
 		return 0, err
 	}
@@ -504,13 +517,13 @@ func (a *Array) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	var err error
 	if off%item == 0 && n%item == 0 {
 		if direct, err = a.readDirect(ctx, p[:n], e0, e1); err == nil && !direct {
-			err = a.readElements(ctx, p[:n], e0, e1, !sequential)
+			err = a.readElements(ctx, p[:n], e0, e1, !sequential, col)
 		}
 	} else {
 		// Whole elements, into a buffer of the pool (they overwrite it).
 		buf := bufs.get(int((e1 - e0) * item))
 		if direct, err = a.readDirect(ctx, buf, e0, e1); err == nil && !direct {
-			err = a.readElements(ctx, buf, e0, e1, !sequential)
+			err = a.readElements(ctx, buf, e0, e1, !sequential, nil)
 		}
 		copy(p[:n], buf[off-e0*item:])
 		bufs.put(buf)
@@ -701,7 +714,7 @@ func (a *Array) Elements(ctx context.Context, fn func(elem []byte) error) error 
 	for e := int64(0); e < a.layout.nelem; e += block {
 		end := min(e+block, a.layout.nelem)
 		b := buf[:(end-e)*item]
-		if err := a.readElements(ctx, b, e, end, false); err != nil {
+		if err := a.readElements(ctx, b, e, end, false, nil); err != nil {
 			return err
 		}
 		for i := int64(0); i < int64(len(b)); i += item {

@@ -110,6 +110,14 @@ func checkReadPath(t *testing.T, a *Array, want []byte, rng *rand.Rand) {
 		if !bytes.Equal(p[:m], want[off:off+int64(m)]) {
 			t.Fatalf("%s: ReadAt(%d bytes at %d) differs", what, k, off)
 		}
+		vec, m2, release, err := a.ReadSlices(ctx, make([]byte, k), off)
+		if m2 != m || (err == nil) != (m == int(k)) {
+			t.Fatalf("%s: ReadSlices(%d bytes at %d): %d, %v; ReadAt read %d", what, k, off, m2, err, m)
+		}
+		if got := bytes.Join(vec, nil); !bytes.Equal(got, want[off:off+int64(m)]) {
+			t.Fatalf("%s: ReadSlices(%d bytes at %d) differs", what, k, off)
+		}
+		release()
 	}
 	// Sequential, in reads of several sizes (odd ones cut elements).
 	for _, step := range []int64{4096, 64 << 10, 100003, 128 << 10} {
@@ -427,5 +435,66 @@ func TestReadDirectWrongSize(t *testing.T) {
 	}
 	if !bytes.Equal(p[:128<<10], chunk) || !bytes.Equal(p[128<<10:], bytes.Repeat([]byte{1}, 128<<10)) {
 		t.Error("whole and missing chunks read wrong")
+	}
+}
+
+// TestReadSlicesHeld: the chunks a read's slices lie in are not reused,
+// however many reads and cache evictions follow, until it releases them.
+func TestReadSlicesHeld(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{64, 1 << 16}, ChunkShape: []int64{2, 1 << 16}, DataType: "uint8", FillValue: 0,
+		Codecs: []CodecSpec{{Name: "bytes"}, {Name: "zstd", Configuration: map[string]any{"level": 1}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, w.Size())
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range want {
+		want[i] = byte(rng.IntN(4))
+	}
+	if _, err := w.WriteAt(ctx, want, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range readPathOptions {
+		t.Run(o.name, func(t *testing.T) {
+			h, err := Open(ctx, mem, o.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := h.Node(ctx, "a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := n.Array
+			type held struct {
+				off     int64
+				vec     [][]byte
+				release func()
+			}
+			var hs []held
+			p := make([]byte, 96<<10)
+			for off := int64(0); off+int64(len(p)) <= a.Size(); off += int64(len(p)) {
+				vec, _, release, err := a.ReadSlices(ctx, make([]byte, len(p)), off)
+				if err != nil {
+					t.Fatal(err)
+				}
+				hs = append(hs, held{off, vec, release})
+				// Other reads meanwhile, sequential and random, that make
+				// the cache drop and evict chunks.
+				if _, err := a.ReadAt(ctx, p, rng.Int64N(a.Size()-int64(len(p)))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, h := range hs {
+				if !bytes.Equal(bytes.Join(h.vec, nil), want[h.off:h.off+int64(len(p))]) {
+					t.Fatalf("slices of the read at %d changed before they were released", h.off)
+				}
+				h.release()
+			}
+		})
 	}
 }
