@@ -25,7 +25,10 @@ var errZstdFallback = errors.New("zstd: frame for the general decoder")
 const (
 	zstdMagic        = 0xFD2FB528
 	zstdMaxBlockSize = 128 << 10
-	zstdMaxWindow    = 1 << 31 // larger windows go to the general decoder
+	// Larger windows go to the general decoder, which refuses more than
+	// 512 MiB (256 MiB with codec's memory limit): this one must refuse
+	// whatever it does.
+	zstdMaxWindow = 1 << 27
 )
 
 // fseEntry is one state of an FSE decoding table.
@@ -645,31 +648,40 @@ func (s *zstdState) fseWeights(b []byte) (int, error) {
 	}
 	s1 := int(br.getBits(t.log))
 	s2 := int(br.getBits(t.log))
+	// Two interleaved states, until the stream is read and the next state
+	// would need more bits; stricter about the end than the reference
+	// decoder, as klauspost/compress is (whose verdict must stand).
 	w := s.weights[:]
 	nw := 0
 	for {
-		if nw+2 > 255 {
+		if nw > 253 {
 			return 0, errZstdFallback
+		}
+		if br.finished() && t.state[s1].nbBits > 0 {
+			w[nw], w[nw+1] = t.state[s1].symbol, t.state[s2].symbol
+			nw += 2
+			break
 		}
 		br.fill()
 		e := t.state[s1]
 		w[nw] = e.symbol
 		nw++
 		s1 = int(e.newState) + int(br.getBits(e.nbBits))
-		if br.overflow() {
-			w[nw] = t.state[s2].symbol
-			nw++
+		if br.finished() && t.state[s2].nbBits > 0 {
+			w[nw], w[nw+1] = t.state[s2].symbol, t.state[s1].symbol
+			nw += 2
 			break
 		}
 		e = t.state[s2]
 		w[nw] = e.symbol
 		nw++
 		s2 = int(e.newState) + int(br.getBits(e.nbBits))
-		if br.overflow() {
-			w[nw] = t.state[s1].symbol
-			nw++
-			break
+		if nw >= 255 {
+			return 0, errZstdFallback
 		}
+	}
+	if br.overflow() || nw > 255 {
+		return 0, errZstdFallback
 	}
 	return nw, nil
 }
