@@ -603,6 +603,16 @@ func (s *zstdState) readHuffman(b []byte) (int, error) {
 	}
 	w[nw] = uint8(bits.Len(uint(rest)))
 	nsym := nw + 1
+	// A prefix code has an even number, at least 2, of longest codes.
+	ones := 0
+	for _, x := range w[:nsym] {
+		if x == 1 {
+			ones++
+		}
+	}
+	if ones < 2 || ones%2 != 0 {
+		return 0, errZstdFallback
+	}
 	// Symbols by weight, then by value, take consecutive runs of 2^(w-1)
 	// entries from the start of the table.
 	var rankStart [13]int
