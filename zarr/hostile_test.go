@@ -610,6 +610,89 @@ func FuzzDecodeObject(f *testing.F) {
 	})
 }
 
+// draftFuzzLayouts are the places FuzzDraftNode puts its document, named
+// as hostileStore expects.
+var draftFuzzLayouts = []string{"d19-.array", "d19-.group", "d19-.zarr.json", "d22-.array.json", "d22-.group.json", "d22-.zarr.json"}
+
+// FuzzDraftNode opens a store of the 2019 or 2022 v3 draft whose array or
+// group document (or entry point) is arbitrary, beside a good array, and
+// loads the node: no panic, only invalid-metadata or unsupported errors, a
+// usable array reads (whatever the result) and the sibling reads normally.
+func FuzzDraftNode(f *testing.F) {
+	f.Add(uint8(0), []byte(goodDraft19Array))
+	f.Add(uint8(3), []byte(goodDraftArray))
+	for _, name := range hostileNames(f) {
+		for i, l := range draftFuzzLayouts {
+			tag, suffix, _ := strings.Cut(l, "-")
+			if strings.HasPrefix(name, tag+"-") && strings.HasSuffix(name, suffix) && (suffix != ".array" || !strings.HasSuffix(name, ".array.json")) {
+				b, err := os.ReadFile(filepath.Join("testdata", "hostile", "meta", name))
+				if err != nil {
+					f.Fatal(err)
+				}
+				f.Add(uint8(i), b)
+			}
+		}
+	}
+	ctx := context.Background()
+	classOK := func(err error) bool { return errors.Is(err, ErrInvalidMetadata) || errors.Is(err, ErrUnsupported) }
+	f.Fuzz(func(t *testing.T, which uint8, doc []byte) {
+		name := draftFuzzLayouts[int(which)%len(draftFuzzLayouts)]
+		keys, path := hostileStore(name, doc)
+		st, err := memory.FromMap(keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := Open(ctx, st, Options{})
+		if err != nil {
+			if path != "" || !classOK(err) {
+				t.Fatalf("Open: %v", err)
+			}
+			return
+		}
+		n, err := h.Node(ctx, path)
+		if err != nil {
+			t.Fatalf("Node(%q): %v", path, err)
+		}
+		if n.Err != nil && !classOK(n.Err) {
+			t.Fatalf("node error %v is neither invalid metadata nor unsupported", n.Err)
+		}
+		if a := n.Array; a != nil {
+			if a.Err != nil && !classOK(a.Err) {
+				t.Fatalf("array error %v is neither invalid metadata nor unsupported", a.Err)
+			}
+			if a.Err == nil && n.Err == nil && a.Size() <= 1<<16 {
+				buf := make([]byte, a.Size())
+				a.ReadAt(ctx, buf, 0)
+			}
+		}
+		if path == "" {
+			return
+		}
+		g, err := h.Node(ctx, "good")
+		if err != nil || g.Array == nil || g.Array.Err != nil {
+			t.Fatalf("good sibling: %v %+v", err, g)
+		}
+		buf := make([]byte, len(goodData))
+		if k, err := g.Array.ReadAt(ctx, buf, 0); err != nil || k != len(buf) || !bytes.Equal(buf, goodData) {
+			t.Fatalf("good sibling: read %d %v: % x", k, err, buf)
+		}
+	})
+}
+
+// hostileNames returns the names of the files of testdata/hostile/meta.
+func hostileNames(f *testing.F) []string {
+	f.Helper()
+	entries, err := os.ReadDir(filepath.Join("testdata", "hostile", "meta"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
 // FuzzConsolidated opens hierarchies whose consolidated metadata (v2
 // .zmetadata, or the v3 root zarr.json) is arbitrary, lists them and loads
 // every node: no panic, and no node at a path that is not a valid key.
