@@ -1,9 +1,14 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
@@ -14,17 +19,17 @@ import (
 // caller's buffer.
 func canDecodeInto(c BytesToBytes) bool {
 	switch c.(type) {
-	case DecoderInto, Blosc, Zstd, LZ4:
+	case DecoderInto, Blosc, Zstd, LZ4, Gzip, Zlib:
 		return true
 	}
 	return false
 }
 
 // decodeInto decodes data with c into dst, exactly len(dst) bytes. Codecs
-// implementing DecoderInto do it themselves; for Blosc, Zstd and LZ4, whose
-// libraries decode into a given buffer, it does what their Decode does
-// with a buffer of the known size instead of a new one (the size is known,
-// so no header claim is ever allocated).
+// implementing DecoderInto do it themselves; for Blosc, Zstd, LZ4, Gzip and
+// Zlib, whose libraries decode into a given buffer, it does what their
+// Decode does with a buffer of the known size instead of a new one (the
+// size is known, so no header claim is ever allocated).
 func decodeInto(c BytesToBytes, dst, data []byte) error {
 	switch c := c.(type) {
 	case DecoderInto:
@@ -39,6 +44,32 @@ func decodeInto(c BytesToBytes, dst, data []byte) error {
 		return zstdDecodeInto(dst, data)
 	case LZ4:
 		return lz4DecodeInto(dst, data)
+	case Gzip:
+		r, _ := gzipReaders.Get().(*gzip.Reader)
+		var err error
+		if r == nil {
+			r, err = gzip.NewReader(bytes.NewReader(data))
+		} else {
+			err = r.Reset(bytes.NewReader(data))
+		}
+		if err != nil {
+			return Corruptf("gzip", "%v", err)
+		}
+		defer gzipReaders.Put(r)
+		return readExactInto(r, "gzip", dst)
+	case Zlib:
+		r, _ := zlibReaders.Get().(io.ReadCloser)
+		var err error
+		if r == nil {
+			r, err = zlib.NewReader(bytes.NewReader(data))
+		} else {
+			err = r.(zlib.Resetter).Reset(bytes.NewReader(data), nil)
+		}
+		if err != nil {
+			return Corruptf("zlib", "%v", err)
+		}
+		defer zlibReaders.Put(r)
+		return readExactInto(r, "zlib", dst)
 	}
 	return Unsupportedf("decoding %s into a buffer", c.Name())
 }
@@ -84,4 +115,26 @@ func lz4DecodeInto(dst, data []byte) error {
 		return Corruptf("lz4", "decoded %d bytes, header says %d", n, len(dst))
 	}
 	return nil
+}
+
+// readExactInto is readExact of len(dst) bytes into dst: the stream r
+// must yield exactly that many, and it reads one byte past them to make
+// the decompressor check its trailer and to see that the stream ends.
+func readExactInto(r io.Reader, name string, dst []byte) error {
+	n, err := io.ReadFull(r, dst)
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return Corruptf(name, "decoded %d bytes, want %d", n, len(dst))
+		}
+		return Corruptf(name, "after %d bytes: %v", n, err)
+	}
+	var one [1]byte
+	switch m, err := io.ReadFull(r, one[:]); {
+	case m > 0:
+		return Corruptf(name, "decodes to more than %d bytes", len(dst))
+	case errors.Is(err, io.EOF):
+		return nil
+	default:
+		return Corruptf(name, "%v", err)
+	}
 }

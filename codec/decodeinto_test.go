@@ -29,7 +29,9 @@ func TestDecodeInto(t *testing.T) {
 		{"blosc-blosclz-small-blocks", []Codec{le, mustNew(t, `{"id":"blosc","cname":"blosclz","clevel":9,"shuffle":1,"typesize":4,"blocksize":4096}`)}, true},
 		{"zstd-crc32c", []Codec{le, mustNew(t, `{"id":"zstd","level":1}`), mustNew(t, `{"id":"crc32c"}`)}, true},
 		{"big-zstd", []Codec{be, mustNew(t, `{"id":"zstd","level":1}`)}, true},
-		{"gzip", []Codec{le, mustNew(t, `{"id":"gzip","level":1}`)}, false},
+		{"gzip", []Codec{le, mustNew(t, `{"id":"gzip","level":1}`)}, true},
+		{"zlib", []Codec{le, mustNew(t, `{"id":"zlib","level":1}`)}, true},
+		{"bz2", []Codec{le, mustNew(t, `{"id":"bz2","level":1}`)}, false},
 		{"transpose-zstd", []Codec{Transpose{Order: []int{1, 0}}, le, mustNew(t, `{"id":"zstd","level":1}`)}, false},
 	}
 	for _, c := range chains {
@@ -98,7 +100,7 @@ func TestDecodeInto(t *testing.T) {
 func TestDecodeIntoHostileSizes(t *testing.T) {
 	spec := ArraySpec{Shape: []int{1 << 20}, DataType: DataType{Name: "uint8", Size: 1}, FillValue: []byte{0}}
 	data := testData(1<<20, 3)
-	for _, cfg := range []string{`{"id":"zstd","level":1}`, `{"id":"lz4"}`, `{"id":"blosc","cname":"lz4","clevel":5,"shuffle":1,"typesize":1}`} {
+	for _, cfg := range []string{`{"id":"zstd","level":1}`, `{"id":"lz4"}`, `{"id":"blosc","cname":"lz4","clevel":5,"shuffle":1,"typesize":1}`, `{"id":"gzip","level":1}`, `{"id":"zlib","level":1}`} {
 		c := mustNew(t, cfg).(BytesToBytes)
 		big, err := c.Encode(append(bytes.Clone(data), data...)) // twice the size
 		if err != nil {
