@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 
@@ -50,17 +51,31 @@ var (
 	zstdEncoders   = map[zstdKey]*zstd.Encoder{}
 
 	// zstdExact decodes into a buffer of the expected size and fails
-	// rather than grow it; zstdUnknown decodes at most MaxUnknownSize.
-	// DecodeAll is safe for concurrent use.
+	// rather than grow it. DecodeAll is safe for concurrent use.
 	zstdExact = sync.OnceValues(func() (*zstd.Decoder, error) {
 		return zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true),
 			zstd.WithDecoderMaxMemory(MaxUnknownSize), zstd.WithDecoderConcurrency(0))
 	})
-	zstdUnknown = sync.OnceValues(func() (*zstd.Decoder, error) {
-		return zstd.NewReader(nil, zstd.WithDecoderMaxMemory(MaxUnknownSize),
-			zstd.WithDecoderConcurrency(0))
-	})
+	// zstdStreams holds streaming decoders for frames of unknown decoded
+	// size, read through readExact so that they stop at UnknownSizeCap
+	// (DecodeAll would decode, and allocate, all a frame holds).
+	zstdStreams sync.Pool
 )
+
+// zstdStream returns a streaming decoder of data, and a function that puts
+// it back in the pool.
+func zstdStream(data []byte) (*zstd.Decoder, func(), error) {
+	r := bytes.NewReader(data)
+	if d, ok := zstdStreams.Get().(*zstd.Decoder); ok && d.Reset(r) == nil {
+		return d, func() { d.Reset(nil); zstdStreams.Put(d) }, nil
+	}
+	d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(UnknownSizeCap+1),
+		zstd.WithDecoderLowmem(true))
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, func() { d.Reset(nil); zstdStreams.Put(d) }, nil
+}
 
 // encoder returns the shared encoder for c's settings and an input of n
 // bytes (EncodeAll is safe for concurrent use).
@@ -110,15 +125,12 @@ func (Zstd) Decode(data []byte, decodedSize int) ([]byte, error) {
 		if h.Decode(data) == nil && h.HasFCS && h.FrameContentSize > uint64(zstdMaxOutput(len(data))) {
 			return nil, Corruptf("zstd", "frame of %d bytes declares %d", len(data), h.FrameContentSize)
 		}
-		d, err := zstdUnknown()
+		d, done, err := zstdStream(data)
 		if err != nil {
 			return nil, fmt.Errorf("zstd: %w", err)
 		}
-		out, err := d.DecodeAll(data, nil)
-		if err != nil {
-			return nil, Corruptf("zstd", "%v", err)
-		}
-		return out, nil
+		defer done()
+		return readExact(d, "zstd", -1)
 	}
 	var h zstd.Header
 	if err := h.Decode(data); err != nil {
