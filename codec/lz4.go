@@ -70,8 +70,8 @@ func (LZ4) Decode(data []byte, decodedSize int) ([]byte, error) {
 	switch {
 	case decodedSize >= 0 && size != int64(decodedSize):
 		return nil, Corruptf("lz4", "header says %d bytes, want %d", size, decodedSize)
-	case size > MaxUnknownSize:
-		return nil, Corruptf("lz4", "header says %d bytes, more than %d", size, MaxUnknownSize)
+	case decodedSize < 0 && size > UnknownSizeCap:
+		return nil, Corruptf("lz4", "header says %d bytes, more than %d", size, UnknownSizeCap)
 	case size > 255*int64(len(block))+16:
 		// An LZ4 block cannot expand more than about 255 times.
 		return nil, Corruptf("lz4", "header says %d bytes, more than %d compressed bytes can hold", size, len(block))
