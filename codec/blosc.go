@@ -158,6 +158,17 @@ func (Blosc) Decode(data []byte, decodedSize int) ([]byte, error) {
 	return out, nil
 }
 
+var _ DecoderInto = Blosc{}
+
+// DecodeInto implements DecoderInto; the chunk's header must claim
+// len(dst) bytes.
+func (Blosc) DecodeInto(dst, data []byte) error {
+	if err := blosc.Decompress(dst, data); err != nil {
+		return bloscError(err)
+	}
+	return nil
+}
+
 // bloscError turns an error of package blosc into this package's kinds.
 func bloscError(err error) error {
 	if errors.Is(err, blosc.ErrUnsupported) {

@@ -117,7 +117,7 @@ func TestDecodeIntoHostileSizes(t *testing.T) {
 	// An LZ4 header claiming 4 GiB.
 	lz := make([]byte, 8)
 	binary.LittleEndian.PutUint32(lz, 0xffffffff)
-	if err := lz4DecodeInto(make([]byte, 16), lz); !errors.Is(err, ErrCorrupt) {
+	if err := (LZ4{}).DecodeInto(make([]byte, 16), lz); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("lz4 claiming 4 GiB: %v", err)
 	}
 }

@@ -99,6 +99,29 @@ func (c Gzip) Encode(data []byte) ([]byte, error) {
 // Decode implements BytesToBytes. Concatenated members decode as one
 // stream, as Python's gzip module reads them.
 func (Gzip) Decode(data []byte, decodedSize int) ([]byte, error) {
+	r, done, err := gzipReader(data)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return readExact(r, "gzip", decodedSize)
+}
+
+var _ DecoderInto = Gzip{}
+
+// DecodeInto implements DecoderInto.
+func (Gzip) DecodeInto(dst, data []byte) error {
+	r, done, err := gzipReader(data)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return readExactInto(r, "gzip", dst)
+}
+
+// gzipReader returns a pooled reader of the gzip stream data, and a
+// function that puts it back.
+func gzipReader(data []byte) (io.Reader, func(), error) {
 	r, _ := gzipReaders.Get().(*gzip.Reader)
 	var err error
 	if r == nil {
@@ -107,10 +130,9 @@ func (Gzip) Decode(data []byte, decodedSize int) ([]byte, error) {
 		err = r.Reset(bytes.NewReader(data))
 	}
 	if err != nil {
-		return nil, Corruptf("gzip", "%v", err)
+		return nil, nil, Corruptf("gzip", "%v", err)
 	}
-	defer gzipReaders.Put(r)
-	return readExact(r, "gzip", decodedSize)
+	return r, func() { gzipReaders.Put(r) }, nil
 }
 
 // Zlib is the bytes→bytes codec "zlib" (RFC 1950), numcodecs Zlib.
@@ -157,6 +179,29 @@ func (c Zlib) Encode(data []byte) ([]byte, error) {
 
 // Decode implements BytesToBytes.
 func (Zlib) Decode(data []byte, decodedSize int) ([]byte, error) {
+	r, done, err := zlibReader(data)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return readExact(r, "zlib", decodedSize)
+}
+
+var _ DecoderInto = Zlib{}
+
+// DecodeInto implements DecoderInto.
+func (Zlib) DecodeInto(dst, data []byte) error {
+	r, done, err := zlibReader(data)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return readExactInto(r, "zlib", dst)
+}
+
+// zlibReader returns a pooled reader of the zlib stream data, and a
+// function that puts it back.
+func zlibReader(data []byte) (io.Reader, func(), error) {
 	r, _ := zlibReaders.Get().(io.ReadCloser)
 	var err error
 	if r == nil {
@@ -165,8 +210,7 @@ func (Zlib) Decode(data []byte, decodedSize int) ([]byte, error) {
 		err = r.(zlib.Resetter).Reset(bytes.NewReader(data), nil)
 	}
 	if err != nil {
-		return nil, Corruptf("zlib", "%v", err)
+		return nil, nil, Corruptf("zlib", "%v", err)
 	}
-	defer zlibReaders.Put(r)
-	return readExact(r, "zlib", decodedSize)
+	return r, func() { zlibReaders.Put(r) }, nil
 }

@@ -31,23 +31,32 @@ func readExact(r io.Reader, name string, size int) ([]byte, error) {
 		return readUnknown(r, name, UnknownSizeCap)
 	}
 	out := make([]byte, size)
-	n, err := io.ReadFull(r, out)
+	if err := readExactInto(r, name, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readExactInto is readExact of len(dst) bytes into dst: the stream r
+// must yield exactly that many. It reads one byte past them, which makes
+// the decompressor check its trailer and shows whether the stream is
+// longer than it should be.
+func readExactInto(r io.Reader, name string, dst []byte) error {
+	n, err := io.ReadFull(r, dst)
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, Corruptf(name, "decoded %d bytes, want %d", n, size)
+			return Corruptf(name, "decoded %d bytes, want %d", n, len(dst))
 		}
-		return nil, Corruptf(name, "after %d bytes: %v", n, err)
+		return Corruptf(name, "after %d bytes: %v", n, err)
 	}
-	// One more read makes the decompressor check its trailer and shows
-	// whether the stream is longer than it should be.
 	var one [1]byte
 	switch m, err := io.ReadFull(r, one[:]); {
 	case m > 0:
-		return nil, Corruptf(name, "decodes to more than %d bytes", size)
+		return Corruptf(name, "decodes to more than %d bytes", len(dst))
 	case errors.Is(err, io.EOF):
-		return out, nil
+		return nil
 	default:
-		return nil, Corruptf(name, "%v", err)
+		return Corruptf(name, "%v", err)
 	}
 }
 

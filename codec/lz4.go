@@ -61,16 +61,21 @@ func (LZ4) Encode(data []byte) ([]byte, error) {
 }
 
 // Decode implements BytesToBytes.
-func (LZ4) Decode(data []byte, decodedSize int) ([]byte, error) {
+func (c LZ4) Decode(data []byte, decodedSize int) ([]byte, error) {
+	if decodedSize >= 0 {
+		out := make([]byte, decodedSize)
+		if err := c.DecodeInto(out, data); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	if len(data) < 4 {
 		return nil, Corruptf("lz4", "%d bytes, too short for the size header", len(data))
 	}
 	size := int64(binary.LittleEndian.Uint32(data))
 	block := data[4:]
 	switch {
-	case decodedSize >= 0 && size != int64(decodedSize):
-		return nil, Corruptf("lz4", "header says %d bytes, want %d", size, decodedSize)
-	case decodedSize < 0 && size > UnknownSizeCap:
+	case size > UnknownSizeCap:
 		return nil, Corruptf("lz4", "header says %d bytes, more than %d", size, UnknownSizeCap)
 	case size > 255*int64(len(block))+16:
 		// An LZ4 block cannot expand more than about 255 times.
@@ -85,4 +90,24 @@ func (LZ4) Decode(data []byte, decodedSize int) ([]byte, error) {
 		return nil, Corruptf("lz4", "decoded %d bytes, header says %d", n, size)
 	}
 	return out, nil
+}
+
+var _ DecoderInto = LZ4{}
+
+// DecodeInto implements DecoderInto: the size header must say len(dst).
+func (LZ4) DecodeInto(dst, data []byte) error {
+	if len(data) < 4 {
+		return Corruptf("lz4", "%d bytes, too short for the size header", len(data))
+	}
+	if size := int64(binary.LittleEndian.Uint32(data)); size != int64(len(dst)) {
+		return Corruptf("lz4", "header says %d bytes, want %d", size, len(dst))
+	}
+	n, err := lz4.UncompressBlock(data[4:], dst)
+	if err != nil {
+		return Corruptf("lz4", "%v", err)
+	}
+	if n != len(dst) {
+		return Corruptf("lz4", "decoded %d bytes, header says %d", n, len(dst))
+	}
+	return nil
 }

@@ -145,7 +145,8 @@ func (p *Pipeline) CanDecodeInto() bool {
 	if len(p.bytesToBytes) == 0 {
 		return b.Big
 	}
-	return b.Big || canDecodeInto(p.bytesToBytes[0])
+	_, into := p.bytesToBytes[0].(DecoderInto)
+	return b.Big || into
 }
 
 // DecodeInto decodes a stored chunk into dst, which must be exactly
@@ -186,7 +187,7 @@ func (p *Pipeline) DecodeInto(dst, data []byte) error {
 	if len(p.bytesToBytes) > 0 {
 		c := p.bytesToBytes[0]
 		if !b.Big {
-			return decodeInto(c, dst, data)
+			return c.(DecoderInto).DecodeInto(dst, data)
 		}
 		if data, err = c.Decode(data, p.sizes[0]); err != nil {
 			return err

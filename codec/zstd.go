@@ -132,29 +132,42 @@ func (Zstd) Decode(data []byte, decodedSize int) ([]byte, error) {
 		defer done()
 		return readExact(d, "zstd", -1)
 	}
-	var h zstd.Header
-	if err := h.Decode(data); err != nil {
-		return nil, Corruptf("zstd", "frame header: %v", err)
-	}
-	if h.HasFCS && h.FrameContentSize > uint64(decodedSize) {
-		return nil, Corruptf("zstd", "frame declares %d bytes, want %d", h.FrameContentSize, decodedSize)
-	}
 	out := make([]byte, decodedSize)
-	if zstdFastInto(out, data) {
-		return out, nil
-	}
-	d, err := zstdExact()
-	if err != nil {
-		return nil, fmt.Errorf("zstd: %w", err)
-	}
-	out, err = d.DecodeAll(data, out[:0])
-	if err != nil {
-		return nil, Corruptf("zstd", "%v", err)
-	}
-	if err := checkSize("zstd", len(out), decodedSize); err != nil {
+	if err := (Zstd{}).DecodeInto(out, data); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+var _ DecoderInto = Zstd{}
+
+// DecodeInto implements DecoderInto. A frame that declares more than
+// len(dst) bytes fails before it is decoded.
+func (Zstd) DecodeInto(dst, data []byte) error {
+	var h zstd.Header
+	if err := h.Decode(data); err != nil {
+		return Corruptf("zstd", "frame header: %v", err)
+	}
+	if h.HasFCS && h.FrameContentSize > uint64(len(dst)) {
+		return Corruptf("zstd", "frame declares %d bytes, want %d", h.FrameContentSize, len(dst))
+	}
+	if zstdFastInto(dst, data) {
+		return nil
+	}
+	d, err := zstdExact()
+	if err != nil {
+		return fmt.Errorf("zstd: %w", err)
+	}
+	// The decoder appends within the capacity it is given and fails
+	// rather than grow it (WithDecodeAllCapLimit).
+	out, err := d.DecodeAll(data, dst[:0:len(dst)])
+	if err != nil {
+		return Corruptf("zstd", "%v", err)
+	}
+	if len(out) != len(dst) || len(out) > 0 && &out[0] != &dst[0] {
+		return Corruptf("zstd", "decoded %d bytes, want %d", len(out), len(dst))
+	}
+	return nil
 }
 
 // zstdFastInto decodes data into dst, exactly len(dst) bytes, with blosc's
