@@ -57,26 +57,8 @@ func TestReadPathByteForByte(t *testing.T) {
 	ctx := context.Background()
 	for _, ar := range readPathArrays {
 		mem := memory.New()
-		root := GroupMeta{Format: ar.meta.Format}
-		if err := CreateGroup(ctx, mem, "", root); err != nil {
-			t.Fatal(err)
-		}
-		w, err := CreateArray(ctx, mem, "a", ar.meta)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(1, 2))
-		want := make([]byte, w.Size())
-		for i := range want {
-			want[i] = byte(rng.IntN(256))
-		}
-		// Everything but the last rows, so that some chunks are missing.
-		rows := ar.meta.Shape[0] - ar.meta.ChunkShape[0]
-		rowBytes := w.Size() / ar.meta.Shape[0]
-		if _, err := w.WriteAt(ctx, want[:rows*rowBytes], 0); err != nil {
-			t.Fatal(err)
-		}
-		copy(want[rows*rowBytes:], refFill(int((w.Size()-rows*rowBytes)/int64(len(w.fill))), w.fill))
+		want := writeReadPathArray(t, mem, ar.meta, 1)
+		rng := rand.New(rand.NewPCG(2, 3)) // the offsets of random reads
 		for _, o := range readPathOptions {
 			t.Run(ar.name+"/"+o.name, func(t *testing.T) {
 				h, err := Open(ctx, mem, o.opts)
@@ -344,24 +326,8 @@ func TestReadPathDirStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := CreateGroup(ctx, st, "", GroupMeta{Format: ar.meta.Format}); err != nil {
-			t.Fatal(err)
-		}
-		w, err := CreateArray(ctx, st, "a", ar.meta)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(3, 4))
-		want := make([]byte, w.Size())
-		for i := range want {
-			want[i] = byte(rng.IntN(256))
-		}
-		rows := ar.meta.Shape[0] - ar.meta.ChunkShape[0]
-		rowBytes := w.Size() / ar.meta.Shape[0]
-		if _, err := w.WriteAt(ctx, want[:rows*rowBytes], 0); err != nil {
-			t.Fatal(err)
-		}
-		copy(want[rows*rowBytes:], refFill(int((w.Size()-rows*rowBytes)/int64(len(w.fill))), w.fill))
+		want := writeReadPathArray(t, st, ar.meta, 3)
+		rng := rand.New(rand.NewPCG(4, 5)) // the offsets of random reads
 		for _, o := range readPathOptions {
 			t.Run(ar.name+"/"+o.name, func(t *testing.T) {
 				h, err := Open(ctx, st, o.opts)
@@ -497,4 +463,32 @@ func TestReadSlicesHeld(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeReadPathArray writes, in st, a root group and the array "a" with
+// meta, filled with random bytes (seeded by seed) but for its last rows of
+// chunks, so that some chunks are missing, and returns what the array
+// reads as: the bytes written, then the fill value.
+func writeReadPathArray(t *testing.T, st WritableStore, meta ArrayMeta, seed uint64) []byte {
+	t.Helper()
+	ctx := context.Background()
+	if err := CreateGroup(ctx, st, "", GroupMeta{Format: meta.Format}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := CreateArray(ctx, st, "a", meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	want := make([]byte, w.Size())
+	for i := range want {
+		want[i] = byte(rng.IntN(256))
+	}
+	rows := meta.Shape[0] - meta.ChunkShape[0]
+	rowBytes := w.Size() / meta.Shape[0]
+	if _, err := w.WriteAt(ctx, want[:rows*rowBytes], 0); err != nil {
+		t.Fatal(err)
+	}
+	copy(want[rows*rowBytes:], refFill(int((w.Size()-rows*rowBytes)/int64(len(w.fill))), w.fill))
+	return want
 }
