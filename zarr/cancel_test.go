@@ -147,13 +147,14 @@ func TestTimeoutRemembered(t *testing.T) {
 	if _, err := a.ReadAt(ctx, make([]byte, 64), 0); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("first read: %v, want DeadlineExceeded", err)
 	}
+	// Failing at once shows as no store request: one would hang until
+	// the timeout.
 	calls := f.Calls()
-	start := time.Now()
 	if _, err := a.ReadAt(ctx, make([]byte, 64), 0); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("read right after the timeout: %v, want DeadlineExceeded", err)
 	}
-	if d := time.Since(start); d > 50*time.Millisecond || f.Calls() != calls {
-		t.Errorf("read right after the timeout took %v and %d store requests; want at once and none", d, f.Calls()-calls)
+	if f.Calls() != calls {
+		t.Errorf("read right after the timeout made %d store requests; want none", f.Calls()-calls)
 	}
 	f.Clear()
 	time.Sleep(timeoutMemory + 50*time.Millisecond)
