@@ -54,21 +54,13 @@ var readPathOptions = []struct {
 // read-ahead sends them), at random and with concurrent readers through
 // every read path, and compares every byte with what was written.
 func TestReadPathByteForByte(t *testing.T) {
-	ctx := context.Background()
 	for _, ar := range readPathArrays {
 		mem := memory.New()
 		want := writeReadPathArray(t, mem, ar.meta, 1)
 		rng := rand.New(rand.NewPCG(2, 3)) // the offsets of random reads
 		for _, o := range readPathOptions {
 			t.Run(ar.name+"/"+o.name, func(t *testing.T) {
-				h, err := Open(ctx, mem, o.opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				n, err := h.Node(ctx, "a")
-				if err != nil {
-					t.Fatal(err)
-				}
+				n := openArrayNode(t, mem, o.opts)
 				before := partialDecodes.Load()
 				checkReadPath(t, n.Array, want, rng)
 				if n.Array.bloscRanges() && o.opts.CacheSize >= 0 && partialDecodes.Load() == before {
@@ -183,14 +175,7 @@ func TestConcurrentReadersOneDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &slowStore{Store: mem, delay: 50 * time.Millisecond, gets: map[string]int{}}
-	h, err := Open(ctx, st, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := h.Node(ctx, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := openArrayNode(t, st, Options{})
 	var failed atomic.Int32
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -253,14 +238,7 @@ func TestTwoSequentialReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &slowStore{Store: mem, gets: map[string]int{}}
-	h, err := Open(ctx, st, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := h.Node(ctx, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := openArrayNode(t, st, Options{})
 	a := n.Array
 	p := make([]byte, step)
 	read := func(off int64) {
@@ -319,7 +297,6 @@ var dirReadPathArrays = []struct {
 
 // TestReadPathDirStore is TestReadPathByteForByte on a directory store.
 func TestReadPathDirStore(t *testing.T) {
-	ctx := context.Background()
 	arrays := append(dirReadPathArrays[:len(dirReadPathArrays):len(dirReadPathArrays)], readPathArrays...)
 	for _, ar := range arrays {
 		st, err := dir.Open(t.TempDir(), dir.Options{})
@@ -330,14 +307,7 @@ func TestReadPathDirStore(t *testing.T) {
 		rng := rand.New(rand.NewPCG(4, 5)) // the offsets of random reads
 		for _, o := range readPathOptions {
 			t.Run(ar.name+"/"+o.name, func(t *testing.T) {
-				h, err := Open(ctx, st, o.opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				n, err := h.Node(ctx, "a")
-				if err != nil {
-					t.Fatal(err)
-				}
+				n := openArrayNode(t, st, o.opts)
 				direct := strings.Contains(ar.name, "-raw-") && !strings.HasSuffix(ar.name, "big-endian") || ar.name == "tiles"
 				if got := n.Array.rawReader() != nil; got != direct {
 					t.Errorf("read straight from the chunk files: %v, want %v", got, direct)
@@ -375,14 +345,7 @@ func TestReadDirectWrongSize(t *testing.T) {
 	if err := st.Set(ctx, "a/1.0", append(chunk, 0, 0)); err != nil { // long
 		t.Fatal(err)
 	}
-	h, err := Open(ctx, st, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := h.Node(ctx, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := openArrayNode(t, st, Options{})
 	if n.Array.rawReader() == nil {
 		t.Fatal("an uncompressed array in a directory store is not read directly")
 	}
@@ -427,14 +390,7 @@ func TestReadSlicesHeld(t *testing.T) {
 	}
 	for _, o := range readPathOptions {
 		t.Run(o.name, func(t *testing.T) {
-			h, err := Open(ctx, mem, o.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n, err := h.Node(ctx, "a")
-			if err != nil {
-				t.Fatal(err)
-			}
+			n := openArrayNode(t, mem, o.opts)
 			a := n.Array
 			type held struct {
 				off     int64
@@ -491,4 +447,20 @@ func writeReadPathArray(t *testing.T, st WritableStore, meta ArrayMeta, seed uin
 	}
 	copy(want[rows*rowBytes:], refFill(int((w.Size()-rows*rowBytes)/int64(len(w.fill))), w.fill))
 	return want
+}
+
+// openArrayNode opens the hierarchy in st with opts and returns its node
+// "a", the array the read-path tests write.
+func openArrayNode(t testing.TB, st store.Store, opts Options) *Node {
+	t.Helper()
+	ctx := context.Background()
+	h, err := Open(ctx, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := h.Node(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
