@@ -4,11 +4,15 @@ import (
 	"math/bits"
 	"sync"
 	"unsafe"
+
+	"github.com/zarrfs/zarrfs/internal/hugemem"
 )
 
 // bufPool keeps the buffers of chunks the cache has let go of, and of
 // stored chunks already decoded, for the next chunks to be read: fresh
 // memory costs a page fault per page, or clearing, and garbage collection.
+// The buffers it makes are backed ahead of their first write (hugemem),
+// which costs far less than faulting them in page by page.
 // It holds at most limit bytes; buffers beyond that are left to the
 // garbage collector.
 type bufPool struct {
@@ -63,7 +67,7 @@ func (p *bufPool) get(n int) []byte {
 		return b[:n]
 	}
 	p.mu.Unlock()
-	return make([]byte, n, c)
+	return hugemem.Alloc(n, c)
 }
 
 // put gives back a buffer from get that nothing uses any more.

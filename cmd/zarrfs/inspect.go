@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zarrfs/zarrfs/fs"
+	"github.com/zarrfs/zarrfs/internal/hugemem"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
@@ -250,7 +251,9 @@ func cat(ctx context.Context, w io.Writer, n *zarr.Node) error {
 		}
 		return bw.Flush()
 	}
-	buf := make([]byte, min(catBlock, max(n.Array.Size(), 1)))
+	// Backed ahead of its first write: a fresh buffer faults page by page.
+	size := int(min(catBlock, max(n.Array.Size(), 1)))
+	buf := hugemem.Alloc(size, size)
 	for off := int64(0); off < n.Array.Size(); {
 		k, err := n.Array.ReadAt(ctx, buf, off)
 		if k > 0 {

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package hugemem
+
+func prepare([]byte) {}
