@@ -3,10 +3,14 @@ package dir
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path"
 	"sync"
 	"sync/atomic"
+	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -44,41 +48,163 @@ func openBeneath(path string) (*beneath, error) {
 // open opens name (a valid key, or ".") with flags. ok is false when
 // openat2 is unavailable and the caller must use os.Root.
 func (b *beneath) open(name string, flags int) (f *os.File, ok bool, err error) {
+	fd, ok, err := b.openFd(name, flags)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	return os.NewFile(uintptr(fd), name), true, nil
+}
+
+// openFd is open returning the descriptor.
+func (b *beneath) openFd(name string, flags int) (fd int, ok bool, err error) {
 	if b.off.Load() {
-		return nil, false, nil
+		return -1, false, nil
 	}
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if b.dir < 0 {
-		return nil, true, &fs.PathError{Op: "open", Path: name, Err: fs.ErrClosed}
+		return -1, true, &fs.PathError{Op: "open", Path: name, Err: fs.ErrClosed}
 	}
 	how := unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS}
 	for {
 		fd, err := unix.Openat2(b.dir, name, &how)
 		switch err {
 		case nil:
-			return os.NewFile(uintptr(fd), name), true, nil
+			return fd, true, nil
 		case unix.EINTR, unix.EAGAIN:
 			continue // EAGAIN: a rename raced the resolution
 		case unix.ENOSYS, unix.EPERM:
 			b.off.Store(true)
-			return nil, false, nil
+			return -1, false, nil
 		case unix.EXDEV:
-			return nil, true, fmt.Errorf("open %s: %w", name, errEscapes)
+			return -1, true, fmt.Errorf("open %s: %w", name, errEscapes)
 		default:
-			return nil, true, &fs.PathError{Op: "open", Path: name, Err: err}
+			return -1, true, &fs.PathError{Op: "open", Path: name, Err: err}
 		}
 	}
 }
 
+// openRead opens name for reading and returns it with its file
+// information. The file is the bare descriptor, read with pread(2): an
+// *os.File would cost two more system calls to open (its poller's
+// fcntl and epoll_ctl) and one more fstat, on every chunk and document.
+func (b *beneath) openRead(name string, flags int) (f readFile, fi fs.FileInfo, ok bool, err error) {
+	fd, ok, err := b.openFd(name, flags)
+	if !ok || err != nil {
+		return nil, nil, ok, err
+	}
+	fi, err = fstat(fd, name)
+	if err != nil {
+		unix.Close(fd)
+		return nil, nil, true, err
+	}
+	return fdFile{fd: fd, name: name}, fi, true, nil
+}
+
+// fdFile is a file open for reading by its descriptor.
+type fdFile struct {
+	fd   int
+	name string
+}
+
+// ReadAt implements io.ReaderAt as os.File does: it reads until p is
+// full, failing with io.EOF at the end of the file.
+func (f fdFile) ReadAt(p []byte, off int64) (int, error) {
+	n := 0
+	for n < len(p) {
+		m, err := unix.Pread(f.fd, p[n:], off+int64(n))
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return n, &fs.PathError{Op: "read", Path: f.name, Err: err}
+		case m == 0:
+			return n, io.EOF
+		}
+		n += m
+	}
+	return n, nil
+}
+
+// Close implements io.Closer.
+func (f fdFile) Close() error { return unix.Close(f.fd) }
+
+// fstat returns the file information of the open descriptor fd.
+func fstat(fd int, name string) (fs.FileInfo, error) {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Fstat(fd, &st)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+		}
+		return fileInfo{name: path.Base(name), st: st}, nil
+	}
+}
+
+// fileInfo is the fs.FileInfo of a stat(2) result; Sys returns the
+// *syscall.Stat_t, as package os's does.
+type fileInfo struct {
+	name string
+	st   syscall.Stat_t
+}
+
+func (fi fileInfo) Name() string       { return fi.name }
+func (fi fileInfo) Size() int64        { return fi.st.Size }
+func (fi fileInfo) ModTime() time.Time { return time.Unix(fi.st.Mtim.Unix()) }
+func (fi fileInfo) IsDir() bool        { return fi.Mode().IsDir() }
+func (fi fileInfo) Sys() any           { return &fi.st }
+
+// sameFile reports whether a and b, from fstat or package os, describe the
+// same file (os.SameFile knows only its own).
+func sameFile(a, b fs.FileInfo) bool {
+	sa, okA := a.Sys().(*syscall.Stat_t)
+	sb, okB := b.Sys().(*syscall.Stat_t)
+	if okA && okB {
+		return sa.Dev == sb.Dev && sa.Ino == sb.Ino
+	}
+	return os.SameFile(a, b)
+}
+
+// Mode converts the stat mode as package os does.
+func (fi fileInfo) Mode() fs.FileMode {
+	m := fs.FileMode(fi.st.Mode & 0o777)
+	switch fi.st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		m |= fs.ModeDir
+	case unix.S_IFLNK:
+		m |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		m |= fs.ModeSocket
+	case unix.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		m |= fs.ModeDevice
+	}
+	if fi.st.Mode&unix.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if fi.st.Mode&unix.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if fi.st.Mode&unix.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
+
 // stat returns the file information of name, following links as open does.
 func (b *beneath) stat(name string) (fi fs.FileInfo, ok bool, err error) {
-	f, ok, err := b.open(name, unix.O_PATH)
+	fd, ok, err := b.openFd(name, unix.O_PATH)
 	if !ok || err != nil {
 		return nil, ok, err
 	}
-	defer f.Close()
-	fi, err = f.Stat()
+	defer unix.Close(fd)
+	fi, err = fstat(fd, name)
 	return fi, true, err
 }
 

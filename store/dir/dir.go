@@ -108,6 +108,20 @@ func (s *Store) openFile(name string, flags int) (*os.File, error) {
 	return s.root.OpenFile(name, flags, 0)
 }
 
+// rootOpenRead is openRead through os.Root.
+func (s *Store) rootOpenRead(name string, flags int) (readFile, fs.FileInfo, error) {
+	f, err := s.root.OpenFile(name, flags, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
 // stat returns the file information of name below the root, following
 // links that stay below it.
 func (s *Store) stat(name string) (fs.FileInfo, error) {
@@ -130,8 +144,14 @@ func (s *Store) notRegular(key string) error {
 	return fmt.Errorf("%s: %q is not a regular file: %w", s, key, store.ErrNotExist)
 }
 
+// readFile is a store file open for reading.
+type readFile interface {
+	io.ReaderAt
+	io.Closer
+}
+
 // open opens key for reading and returns it with its size.
-func (s *Store) open(ctx context.Context, key string) (*os.File, int64, error) {
+func (s *Store) open(ctx context.Context, key string) (readFile, int64, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return nil, 0, err
 	}
@@ -139,13 +159,12 @@ func (s *Store) open(ctx context.Context, key string) (*os.File, int64, error) {
 		return nil, 0, err
 	}
 	// O_NONBLOCK: opening a named pipe must not wait for a writer.
-	f, err := s.openFile(key, os.O_RDONLY|syscall.O_NONBLOCK)
-	if err != nil {
-		return nil, 0, s.errorf(key, err)
+	const flags = os.O_RDONLY | syscall.O_NONBLOCK
+	f, fi, ok, err := s.bn.openRead(key, flags)
+	if !ok {
+		f, fi, err = s.rootOpenRead(key, flags)
 	}
-	fi, err := f.Stat()
 	if err != nil {
-		f.Close()
 		return nil, 0, s.errorf(key, err)
 	}
 	if !fi.Mode().IsRegular() {
@@ -227,7 +246,7 @@ func (s *Store) ReadInto(ctx context.Context, key string, p []byte, off int64) (
 // readFull reads buf from f at off, in pieces of readChunk so that a
 // cancelled context is noticed; io.EOF (unwrapped) means the file ended
 // after n bytes.
-func (s *Store) readFull(ctx context.Context, f *os.File, key string, buf []byte, off int64) (int, error) {
+func (s *Store) readFull(ctx context.Context, f io.ReaderAt, key string, buf []byte, off int64) (int, error) {
 	n := 0
 	for n < len(buf) {
 		if err := ctx.Err(); err != nil {
@@ -469,7 +488,7 @@ func (s *Store) ListPrefix(ctx context.Context, prefix string) ([]string, error)
 				out = append(out, key)
 				continue
 			}
-			if slices.ContainsFunc(ancestors, func(a fs.FileInfo) bool { return os.SameFile(a, e.info) }) {
+			if slices.ContainsFunc(ancestors, func(a fs.FileInfo) bool { return sameFile(a, e.info) }) {
 				continue // a symbolic link back to an enclosing folder
 			}
 			ancestors = append(ancestors, e.info)
