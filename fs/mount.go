@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"os"
 	"os/exec"
@@ -125,8 +124,19 @@ func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
 			Logger:        logger,
 		},
 	}
-	srv, err := gofs.Mount(mountpoint, newDirNode(m, v, rootNode), opts)
+	raw := gofs.NewNodeFS(newDirNode(m, v, rootNode), opts)
+	if cfg.Live == 0 {
+		// A live mount opens its directories: their listings must not
+		// be cached (see noOpendir).
+		raw = &noOpendir{RawFileSystem: raw}
+		opts.MountOptions.ExtraCapabilities |= fuse.CAP_NO_OPENDIR_SUPPORT
+	}
+	srv, err := fuse.NewServer(raw, mountpoint, &opts.MountOptions)
 	if err != nil {
+		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
+	}
+	go srv.Serve()
+	if err := srv.WaitMount(); err != nil {
 		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
 	}
 	if direct && cfg.ReadaheadKiB > 0 {
@@ -230,21 +240,18 @@ func (e *StaleMountError) Unwrap() error { return syscall.ENOTCONN }
 
 // CheckMountpoint checks that mountpoint is a directory one can mount on; a
 // stale mount is a *StaleMountError naming the command that clears it. The
-// directory is opened and read, not only stat'ed: the kernel answers stat
-// on a stale FUSE mount from its attribute cache.
+// file system is asked for its statistics (statfs), which no cache
+// answers: the kernel answers stat on a stale FUSE mount from its attribute
+// cache, and lists a directory listed before from its cache of listings.
 func CheckMountpoint(mountpoint string) error {
 	st, err := os.Stat(mountpoint)
 	if err == nil && !st.IsDir() {
 		return fmt.Errorf("mountpoint %s: not a directory", mountpoint)
 	}
 	if err == nil {
-		var f *os.File
-		if f, err = os.Open(mountpoint); err == nil {
-			_, err = f.Readdirnames(1)
-			f.Close()
-		}
-		if errors.Is(err, io.EOF) {
-			err = nil
+		var fs unix.Statfs_t
+		if err = unix.Statfs(mountpoint, &fs); err != nil {
+			err = &os.PathError{Op: "statfs", Path: mountpoint, Err: err}
 		}
 	}
 	switch {
