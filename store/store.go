@@ -136,6 +136,13 @@ type Stater interface {
 	Stat(ctx context.Context, key string) (Info, error)
 }
 
+// InfoGetter is implemented by stores that describe a value as they read
+// it: GetRangeInfo is GetRange that also returns the whole value's Info,
+// sparing a Stat.
+type InfoGetter interface {
+	GetRangeInfo(ctx context.Context, key string, r ByteRange) ([]byte, Info, error)
+}
+
 // Closer is io.Closer; stores holding files or connections implement it.
 type Closer = io.Closer
 

@@ -183,14 +183,14 @@ func (h *Hierarchy) loadDraft(ctx context.Context, p string) (*Node, error) {
 	var doc []byte
 	for _, kind := range []Kind{KindArray, KindGroup} {
 		key := l.metaKey(p, kind.String())
-		d, _, found, err := h.document(ctx, key, "")
+		d, mt, _, found, err := h.document(ctx, key, "")
 		if err != nil {
 			return nil, err
 		}
 		if found {
 			doc, n.Kind = d, kind
 			n.Documents = []Document{{Name: kind.String() + ".json", Data: d}}
-			h.modTime(ctx, n, key)
+			h.setModTime(ctx, n, key, mt)
 			break
 		}
 	}

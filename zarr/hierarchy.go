@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -31,7 +32,7 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		h.cache.prefetch = make(chan struct{}, opts.Concurrency)
 	}
 	get := func(key string) ([]byte, bool, error) {
-		b, err := getDocument(ctx, st, key)
+		b, _, err := getDocument(ctx, st, key)
 		switch {
 		case errors.Is(err, store.ErrNotExist):
 			return nil, false, nil
@@ -88,16 +89,28 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 }
 
 // getDocument reads a metadata document, refusing (with ErrInvalidMetadata)
-// one over MaxDocumentSize without reading more than that.
-func getDocument(ctx context.Context, st store.Store, key string) ([]byte, error) {
-	b, err := st.GetRange(ctx, key, store.Range(0, MaxDocumentSize+1))
+// one over MaxDocumentSize without reading more than that. It also returns
+// the document's modification time when the store tells it with the read
+// (store.InfoGetter), else the zero time.
+func getDocument(ctx context.Context, st store.Store, key string) ([]byte, time.Time, error) {
+	r := store.Range(0, MaxDocumentSize+1)
+	var (
+		b    []byte
+		info store.Info
+		err  error
+	)
+	if ig, ok := st.(store.InfoGetter); ok {
+		b, info, err = ig.GetRangeInfo(ctx, key, r)
+	} else {
+		b, err = st.GetRange(ctx, key, r)
+	}
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	if len(b) > MaxDocumentSize {
-		return nil, fmt.Errorf("%w: %s is over the %d-byte limit for metadata documents", ErrInvalidMetadata, key, MaxDocumentSize)
+		return nil, time.Time{}, fmt.Errorf("%w: %s is over the %d-byte limit for metadata documents", ErrInvalidMetadata, key, MaxDocumentSize)
 	}
-	return b, nil
+	return b, info.ModTime, nil
 }
 
 // readV3Consolidated checks the root zarr.json for a draft entry point and
@@ -199,30 +212,32 @@ func (h *Hierarchy) Node(ctx context.Context, path string) (*Node, error) {
 
 // document returns the document key of the node, from consolidated
 // metadata (re-serialised with indent), from the root documents read by
-// Open, or from the store. found is false for a missing document.
-func (h *Hierarchy) document(ctx context.Context, key string, indent string) (doc []byte, fromConsolidated, found bool, err error) {
+// Open, or from the store. found is false for a missing document; modTime
+// is the document's modification time when the store told it with the
+// read (see setModTime).
+func (h *Hierarchy) document(ctx context.Context, key string, indent string) (doc []byte, modTime time.Time, fromConsolidated, found bool, err error) {
 	if raw, ok := h.consolidated[key]; ok {
 		var b bytes.Buffer
 		if err := json.Indent(&b, raw, "", indent); err != nil {
-			return nil, true, true, fmt.Errorf("%w: consolidated %s: %v", ErrInvalidMetadata, key, err)
+			return nil, time.Time{}, true, true, fmt.Errorf("%w: consolidated %s: %v", ErrInvalidMetadata, key, err)
 		}
-		return b.Bytes(), true, true, nil
+		return b.Bytes(), time.Time{}, true, true, nil
 	}
 	if b, ok := h.prefetched[key]; ok {
-		return b, false, true, nil
+		return b, time.Time{}, false, true, nil
 	}
 	if h.consolidatedNode(key) {
 		// Consolidated metadata holds every document of the nodes it knows.
-		return nil, false, false, nil
+		return nil, time.Time{}, false, false, nil
 	}
-	b, err := getDocument(ctx, h.st, key)
+	b, mt, err := getDocument(ctx, h.st, key)
 	if errors.Is(err, store.ErrNotExist) {
-		return nil, false, false, nil
+		return nil, time.Time{}, false, false, nil
 	}
 	if err != nil {
-		return nil, false, false, err
+		return nil, time.Time{}, false, false, err
 	}
-	return b, false, true, nil
+	return b, mt, false, true, nil
 }
 
 // consolidatedNode reports whether consolidated metadata knows the node
@@ -281,8 +296,13 @@ func (h *Hierarchy) load(ctx context.Context, p string) (*Node, error) {
 	return n, nil
 }
 
-// modTime sets n.ModTime from the store, when it can say.
-func (h *Hierarchy) modTime(ctx context.Context, n *Node, key string) {
+// setModTime sets n.ModTime to modTime, the time document returned for
+// key, or when that is zero asks the store, when it can say.
+func (h *Hierarchy) setModTime(ctx context.Context, n *Node, key string, modTime time.Time) {
+	if !modTime.IsZero() {
+		n.ModTime = modTime
+		return
+	}
 	if st, ok := h.st.(store.Stater); ok {
 		if info, err := st.Stat(ctx, key); err == nil {
 			n.ModTime = info.ModTime
@@ -292,7 +312,7 @@ func (h *Hierarchy) modTime(ctx context.Context, n *Node, key string) {
 
 func (h *Hierarchy) loadV3(ctx context.Context, p string) (*Node, error) {
 	key := store.Join(p, v3Doc)
-	doc, fromCons, found, err := h.document(ctx, key, "  ")
+	doc, mt, fromCons, found, err := h.document(ctx, key, "  ")
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +321,7 @@ func (h *Hierarchy) loadV3(ctx context.Context, p string) (*Node, error) {
 	}
 	n := &Node{Path: p, Kind: KindGroup, Format: FormatV3, Documents: []Document{{Name: v3Doc, Data: doc}}}
 	if !fromCons {
-		h.modTime(ctx, n, key)
+		h.setModTime(ctx, n, key, mt)
 	}
 	v, err := parseV3Node(doc)
 	if v.kind != 0 {
@@ -320,7 +340,7 @@ func (h *Hierarchy) loadV3(ctx context.Context, p string) (*Node, error) {
 func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 	n := &Node{Path: p, Format: FormatV2}
 	arrayKey := store.Join(p, v2ArrayDoc)
-	doc, fromCons, found, err := h.document(ctx, arrayKey, "    ")
+	doc, mt, fromCons, found, err := h.document(ctx, arrayKey, "    ")
 	if errors.Is(err, ErrInvalidMetadata) {
 		// A .zarray too large to read: an array, broken.
 		n.Kind, n.Err = KindArray, err
@@ -333,7 +353,7 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 	n.Kind = KindArray
 	if !found {
 		groupKey := store.Join(p, v2GroupDoc)
-		if doc, fromCons, found, err = h.document(ctx, groupKey, "    "); err != nil {
+		if doc, mt, fromCons, found, err = h.document(ctx, groupKey, "    "); err != nil {
 			return nil, err
 		}
 		if !found {
@@ -349,9 +369,9 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 	}
 	n.Documents = append(n.Documents, Document{Name: name, Data: doc})
 	if !fromCons {
-		h.modTime(ctx, n, store.Join(p, name))
+		h.setModTime(ctx, n, store.Join(p, name), mt)
 	}
-	attrs, _, hasAttrs, err := h.document(ctx, store.Join(p, v2AttrsDoc), "    ")
+	attrs, _, _, hasAttrs, err := h.document(ctx, store.Join(p, v2AttrsDoc), "    ")
 	if err != nil {
 		n.Err = fmt.Errorf("%s: %w", v2AttrsDoc, err)
 	} else if hasAttrs {

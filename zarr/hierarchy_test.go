@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/dir"
 	"github.com/zarrfs/zarrfs/store/memory"
 )
 
@@ -367,5 +371,54 @@ func TestModTime(t *testing.T) {
 	}
 	if !n.ModTime.Equal(info.ModTime) || n.ModTime.IsZero() {
 		t.Errorf("ModTime %v, store says %v", n.ModTime, info.ModTime)
+	}
+}
+
+// statCounter counts the Stat calls made to a directory store.
+type statCounter struct {
+	*dir.Store
+	stats atomic.Int32
+}
+
+func (s *statCounter) Stat(ctx context.Context, key string) (store.Info, error) {
+	s.stats.Add(1)
+	return s.Store.Stat(ctx, key)
+}
+
+// TestModTimeFromRead: a store that describes what it reads (the directory
+// store) gives a node its modification time with the read of its document,
+// without a Stat.
+func TestModTimeFromRead(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	ds, err := dir.Open(root, dir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	for key, doc := range map[string]string{".zgroup": `{"zarr_format": 2}`, "x/.zarray": `{"zarr_format": 2, "shape": [3], "chunks": [2],
+		"dtype": "<i2", "compressor": null, "filters": null, "fill_value": 9, "order": "C"}`} {
+		if err := ds.Set(ctx, key, []byte(doc)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	when := time.Date(2021, 2, 3, 4, 5, 6, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(root, "x", ".zarray"), when, when); err != nil {
+		t.Fatal(err)
+	}
+	st := &statCounter{Store: ds}
+	h, err := Open(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := h.Node(ctx, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !n.ModTime.Equal(when) {
+		t.Errorf("ModTime %v, want %v", n.ModTime, when)
+	}
+	if k := st.stats.Load(); k != 0 {
+		t.Errorf("%d Stat calls, want none", k)
 	}
 }

@@ -32,7 +32,7 @@ func (h *Hierarchy) loadV1(ctx context.Context, p string) (*Node, error) {
 	if p != "" {
 		return nil, ErrNotExist
 	}
-	doc, _, found, err := h.document(ctx, v1MetaDoc, "")
+	doc, mt, _, found, err := h.document(ctx, v1MetaDoc, "")
 	if err != nil {
 		return nil, err
 	}
@@ -40,8 +40,8 @@ func (h *Hierarchy) loadV1(ctx context.Context, p string) (*Node, error) {
 		return nil, ErrNotExist
 	}
 	n := &Node{Kind: KindArray, Format: FormatV1, Documents: []Document{{Name: v1MetaDoc, Data: doc}}}
-	h.modTime(ctx, n, v1MetaDoc)
-	attrs, _, hasAttrs, err := h.document(ctx, v1AttrsDoc, "")
+	h.setModTime(ctx, n, v1MetaDoc, mt)
+	attrs, _, _, hasAttrs, err := h.document(ctx, v1AttrsDoc, "")
 	if err != nil {
 		n.Err = fmt.Errorf("%s: %w", v1AttrsDoc, err)
 		return n, nil

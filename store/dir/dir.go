@@ -150,13 +150,13 @@ type readFile interface {
 	io.Closer
 }
 
-// open opens key for reading and returns it with its size.
-func (s *Store) open(ctx context.Context, key string) (readFile, int64, error) {
+// open opens key for reading and returns it with its file information.
+func (s *Store) open(ctx context.Context, key string) (readFile, fs.FileInfo, error) {
 	if err := store.ValidateKey(key); err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	// O_NONBLOCK: opening a named pipe must not wait for a writer.
 	const flags = os.O_RDONLY | syscall.O_NONBLOCK
@@ -165,13 +165,13 @@ func (s *Store) open(ctx context.Context, key string) (readFile, int64, error) {
 		f, fi, err = s.rootOpenRead(key, flags)
 	}
 	if err != nil {
-		return nil, 0, s.errorf(key, err)
+		return nil, nil, s.errorf(key, err)
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, 0, s.notRegular(key)
+		return nil, nil, s.notRegular(key)
 	}
-	return f, fi.Size(), nil
+	return f, fi, nil
 }
 
 // Get returns the contents of the file key.
@@ -182,7 +182,20 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 // GetRange reads the part of the file key that r selects, without reading
 // the rest of it.
 func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	return s.getRange(ctx, key, r, nil)
+	b, _, err := s.getRange(ctx, key, r, nil)
+	return b, err
+}
+
+var _ store.InfoGetter = (*Store)(nil)
+
+// GetRangeInfo is GetRange that also returns the file's size and
+// modification time, from the one open.
+func (s *Store) GetRangeInfo(ctx context.Context, key string, r store.ByteRange) ([]byte, store.Info, error) {
+	b, fi, err := s.getRange(ctx, key, r, nil)
+	if err != nil {
+		return nil, store.Info{}, err
+	}
+	return b, store.Info{Size: fi.Size(), ModTime: fi.ModTime()}, nil
 }
 
 // GetAlloc returns the contents of the file key, read into the buffer
@@ -191,20 +204,21 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 // afterwards, as with Get. The result may be shorter than the buffer when
 // the file shrank while it was read.
 func (s *Store) GetAlloc(ctx context.Context, key string, alloc func(n int) []byte) ([]byte, error) {
-	return s.getRange(ctx, key, store.All, alloc)
+	b, _, err := s.getRange(ctx, key, store.All, alloc)
+	return b, err
 }
 
 // getRange reads the part of the file key that r selects into a buffer
-// from alloc (make when nil).
-func (s *Store) getRange(ctx context.Context, key string, r store.ByteRange, alloc func(int) []byte) ([]byte, error) {
-	f, size, err := s.open(ctx, key)
+// from alloc (make when nil), and returns it with the file's information.
+func (s *Store) getRange(ctx context.Context, key string, r store.ByteRange, alloc func(int) []byte) ([]byte, fs.FileInfo, error) {
+	f, fi, err := s.open(ctx, key)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	start, end, err := r.Resolve(size)
+	start, end, err := r.Resolve(fi.Size())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %q: %w", s, key, err)
+		return nil, nil, fmt.Errorf("%s: %q: %w", s, key, err)
 	}
 	var buf []byte
 	if alloc != nil {
@@ -214,10 +228,10 @@ func (s *Store) getRange(ctx context.Context, key string, r store.ByteRange, all
 	}
 	n, err := s.readFull(ctx, f, key, buf, start)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+		return nil, nil, err
 	}
 	// On io.EOF the file shrank since Stat: return what is there.
-	return buf[:n], nil
+	return buf[:n], fi, nil
 }
 
 // ReadInto reads len(p) bytes of the file key from offset off straight
@@ -228,11 +242,12 @@ func (s *Store) ReadInto(ctx context.Context, key string, p []byte, off int64) (
 	if off < 0 {
 		return 0, fmt.Errorf("%s: %q: negative offset %d", s, key, off)
 	}
-	f, size, err := s.open(ctx, key)
+	f, fi, err := s.open(ctx, key)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
+	size := fi.Size()
 	if off > size || int64(len(p)) > size-off {
 		return size, fmt.Errorf("%s: %q: %d bytes from %d of a file of %d: %w", s, key, len(p), off, size, io.ErrUnexpectedEOF)
 	}
@@ -367,14 +382,17 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 type entry struct {
 	name  string
 	isDir bool
-	info  fs.FileInfo // set for folders, for loop detection
+	info  fs.FileInfo // set for folders when asked for, for loop detection
 }
 
 // readDir lists the folder dir ("" is the root). A missing folder, or a
 // dir that is a file, lists as empty. Names that are not valid keys,
 // temporary files, symbolic links that os.Root refuses and special files
-// are left out.
-func (s *Store) readDir(ctx context.Context, dir string) ([]entry, error) {
+// are left out. withInfo asks for the file information of every folder;
+// without it only symbolic links are looked up (the folders a directory
+// lists as such are below the root), which spares listing a group of
+// arrays three system calls per array.
+func (s *Store) readDir(ctx context.Context, dir string, withInfo bool) ([]entry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -411,6 +429,10 @@ func (s *Store) readDir(ctx context.Context, dir string) ([]entry, error) {
 		if typ&(fs.ModeDir|fs.ModeSymlink) == 0 {
 			continue
 		}
+		if typ.IsDir() && !withInfo {
+			out = append(out, entry{name: n, isDir: true})
+			continue
+		}
 		// Folders and symbolic links: ask os.Root, which follows links
 		// that stay inside the root and refuses the others.
 		fi, err := s.stat(store.Join(dir, n))
@@ -432,7 +454,7 @@ func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []strin
 	if err := store.ValidateDir(dir); err != nil {
 		return nil, nil, err
 	}
-	entries, err := s.readDir(ctx, dir)
+	entries, err := s.readDir(ctx, dir, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -475,7 +497,7 @@ func (s *Store) ListPrefix(ctx context.Context, prefix string) ([]string, error)
 	ancestors := []fs.FileInfo{fi}
 	var walk func(dir string, filter string) error
 	walk = func(dir, filter string) error {
-		entries, err := s.readDir(ctx, dir)
+		entries, err := s.readDir(ctx, dir, true)
 		if err != nil {
 			return err
 		}

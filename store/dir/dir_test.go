@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/storetest"
@@ -265,5 +266,27 @@ func TestCloseWhileReading(t *testing.T) {
 	wg.Wait()
 	if _, err := s.Get(context.Background(), "a/b"); err == nil {
 		t.Error("Get after Close succeeded")
+	}
+}
+
+// TestGetRangeInfo: the read and the file information come from one open,
+// and agree with GetRange and Stat.
+func TestGetRangeInfo(t *testing.T) {
+	root := t.TempDir()
+	s := openT(t, root, Options{})
+	ctx := context.Background()
+	if err := s.Set(ctx, "g/.zarray", []byte("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2020, 5, 6, 7, 8, 9, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(root, "g", ".zarray"), when, when); err != nil {
+		t.Fatal(err)
+	}
+	b, info, err := s.GetRangeInfo(ctx, "g/.zarray", store.Range(2, 3))
+	if err != nil || string(b) != "234" || info.Size != 10 || !info.ModTime.Equal(when) {
+		t.Errorf("GetRangeInfo = %q, %+v, %v; want \"234\", size 10, modified %v", b, info, err, when)
+	}
+	if _, _, err := s.GetRangeInfo(ctx, "g/missing", store.All); !errors.Is(err, store.ErrNotExist) {
+		t.Errorf("GetRangeInfo of a missing key: %v", err)
 	}
 }
