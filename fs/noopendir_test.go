@@ -1,7 +1,6 @@
 package fs
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log"
@@ -13,27 +12,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/zarrfs/zarrfs/internal/lockedbuf"
 	"github.com/zarrfs/zarrfs/store/dir"
 	"github.com/zarrfs/zarrfs/zarr"
 )
-
-// lockedBuffer is a bytes.Buffer for a logger that several goroutines use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // getdents lists the directory at path with getdents64(2) in a buffer of
 // bufSize bytes, so that the kernel asks for the listing in pieces: each
@@ -92,7 +74,7 @@ func TestMountNoOpendir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var debug lockedBuffer
+	var debug lockedbuf.Buffer
 	mnt := t.TempDir()
 	srv, err := Mount(mnt, h, Config{FsName: "big", Debug: true, Logger: log.New(&debug, "", 0)})
 	if err != nil {

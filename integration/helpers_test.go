@@ -16,11 +16,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/zarrfs/zarrfs/internal/lockedbuf"
 	"github.com/zarrfs/zarrfs/internal/peertest"
 )
 
@@ -416,24 +416,6 @@ func firstLine(b []byte) string {
 	return s
 }
 
-// syncBuffer collects a subprocess's output safely while it runs.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // ---- mounts ----
 
 // needFuse skips t when this machine cannot mount FUSE file systems.
@@ -451,7 +433,7 @@ func needFuse(t testing.TB) {
 type mounted struct {
 	dir    string
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *lockedbuf.Buffer
 	// exited is closed when the process has exited, with waitErr set.
 	exited  chan struct{}
 	waitErr error
@@ -474,7 +456,7 @@ func mountStore(t testing.TB, store string, flags ...string) *mounted {
 // and waits for mnt to show a listing.
 func startMount(t testing.TB, mnt string, args ...string) *mounted {
 	t.Helper()
-	m := &mounted{dir: mnt, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	m := &mounted{dir: mnt, stderr: &lockedbuf.Buffer{}, exited: make(chan struct{})}
 	m.cmd = exec.Command(zarrfsBin, args...)
 	m.cmd.Stderr = m.stderr
 	m.cmd.Stdout = m.stderr

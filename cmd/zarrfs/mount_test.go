@@ -1,40 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zarrfs/zarrfs/internal/lockedbuf"
 )
-
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a running
-// command and the reads of a test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startDemo runs `zarrfs demo MOUNTPOINT` in-process and waits until the
 // mount is up and the demo has printed its help. Only stat and open (no reads) are done on the mount from
 // this process.
-func startDemo(t *testing.T) (mnt string, sigs chan os.Signal, done chan int, out *syncBuffer) {
+func startDemo(t *testing.T) (mnt string, sigs chan os.Signal, done chan int, out *lockedbuf.Buffer) {
 	t.Helper()
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		t.Skip("no /dev/fuse: FUSE is unavailable here")
@@ -43,7 +24,7 @@ func startDemo(t *testing.T) (mnt string, sigs chan os.Signal, done chan int, ou
 	mnt = filepath.Join(t.TempDir(), "mnt") // demo creates it
 	sigs = make(chan os.Signal, 2)
 	done = make(chan int, 1)
-	out = &syncBuffer{}
+	out = &lockedbuf.Buffer{}
 	go func() {
 		done <- run(context.Background(), &env{stdout: out, stderr: out, signals: sigs}, []string{"demo", mnt})
 	}()
@@ -66,7 +47,7 @@ func startDemo(t *testing.T) (mnt string, sigs chan os.Signal, done chan int, ou
 }
 
 // waitExit waits for the command to exit and checks its status.
-func waitExit(t *testing.T, done chan int, within time.Duration, out *syncBuffer) {
+func waitExit(t *testing.T, done chan int, within time.Duration, out *lockedbuf.Buffer) {
 	t.Helper()
 	select {
 	case code := <-done:
