@@ -249,8 +249,8 @@ func CheckMountpoint(mountpoint string) error {
 		return fmt.Errorf("mountpoint %s: not a directory", mountpoint)
 	}
 	if err == nil {
-		var fs unix.Statfs_t
-		if err = unix.Statfs(mountpoint, &fs); err != nil {
+		var stats unix.Statfs_t
+		if err = unix.Statfs(mountpoint, &stats); err != nil {
 			err = &os.PathError{Op: "statfs", Path: mountpoint, Err: err}
 		}
 	}
