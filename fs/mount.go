@@ -92,6 +92,26 @@ func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
 	if cfg.Live > 0 && cfg.Reopen == nil {
 		return nil, errors.New("mount: Config.Live needs Config.Reopen")
 	}
+	raw, opts := newRawFS(h, rootNode, cfg, logger)
+	srv, err := fuse.NewServer(raw, mountpoint, opts)
+	if err != nil {
+		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
+	}
+	go srv.Serve()
+	if err := srv.WaitMount(); err != nil {
+		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
+	}
+	if opts.DirectMount && cfg.ReadaheadKiB > 0 {
+		if err := setReadahead(mountpoint, cfg.ReadaheadKiB); err != nil && cfg.Debug {
+			logger.Printf("keeping the kernel's read-ahead: %v", err)
+		}
+	}
+	return &Server{srv: srv, mountpoint: mountpoint}, nil
+}
+
+// newRawFS returns the file system serving h (whose root node is root) and
+// the options to mount it with.
+func newRawFS(h *zarr.Hierarchy, root *zarr.Node, cfg Config, logger *log.Logger) (fuse.RawFileSystem, *fuse.MountOptions) {
 	m := &mountFS{log: errorLog{logger: logger}, mountTime: time.Now(), uid: cfg.UID, gid: cfg.GID}
 	v := &view{h: h}
 	m.views = views{ttl: cfg.Live, reopen: cfg.Reopen, log: &m.log, v: v, at: time.Now()}
@@ -99,7 +119,6 @@ func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
 	if cfg.Live > 0 {
 		timeout = cfg.Live
 	}
-	direct := os.Geteuid() == 0
 	opts := &gofs.Options{
 		EntryTimeout:    &timeout,
 		AttrTimeout:     &timeout,
@@ -118,33 +137,20 @@ func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
 			// a 1 MiB reply plus its header does not fit the default
 			// pipe, which go-fuse logs on every read.
 			DisableSplice: true,
-			DirectMount:   direct,
+			DirectMount:   os.Geteuid() == 0,
 			MaxBackground: cmp.Or(cfg.MaxBackground, DefaultMaxBackground),
 			Debug:         cfg.Debug,
 			Logger:        logger,
 		},
 	}
-	raw := gofs.NewNodeFS(newDirNode(m, v, rootNode), opts)
+	raw := gofs.NewNodeFS(newDirNode(m, v, root), opts)
 	if cfg.Live == 0 {
 		// A live mount opens its directories: their listings must not
 		// be cached (see noOpendir).
 		raw = &noOpendir{RawFileSystem: raw}
 		opts.MountOptions.ExtraCapabilities |= fuse.CAP_NO_OPENDIR_SUPPORT
 	}
-	srv, err := fuse.NewServer(raw, mountpoint, &opts.MountOptions)
-	if err != nil {
-		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
-	}
-	go srv.Serve()
-	if err := srv.WaitMount(); err != nil {
-		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
-	}
-	if direct && cfg.ReadaheadKiB > 0 {
-		if err := setReadahead(mountpoint, cfg.ReadaheadKiB); err != nil && cfg.Debug {
-			logger.Printf("keeping the kernel's read-ahead: %v", err)
-		}
-	}
-	return &Server{srv: srv, mountpoint: mountpoint}, nil
+	return raw, &opts.MountOptions
 }
 
 // setReadahead lets the kernel read ahead kib KiB on the mount, so that
