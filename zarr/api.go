@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/sync/singleflight"
-
 	"github.com/zarrfs/zarrfs/store"
 )
 
@@ -56,9 +54,9 @@ type Hierarchy struct {
 	// draft is the layout of a v3 draft hierarchy (nil for other formats).
 	draft *draftLayout
 
-	mu    sync.Mutex
-	nodes map[string]*Node
-	loads singleflight.Group
+	mu      sync.Mutex
+	nodes   map[string]*Node
+	loading map[string]*nodeLoad // loads under way, by path
 }
 
 // WritableStore is a store that can also be changed.

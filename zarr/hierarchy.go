@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -26,7 +27,7 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 	if size == 0 {
 		size = DefaultCacheSize
 	}
-	h := &Hierarchy{st: st, cache: newChunkCache(size), nodes: map[string]*Node{}, prefetched: map[string][]byte{}}
+	h := &Hierarchy{st: st, cache: newChunkCache(size), nodes: map[string]*Node{}, loading: map[string]*nodeLoad{}, prefetched: map[string][]byte{}}
 	h.cache.noReadAhead = opts.NoReadAhead
 	if opts.Concurrency > 0 {
 		h.cache.prefetch = make(chan struct{}, opts.Concurrency)
@@ -176,37 +177,60 @@ func (h *Hierarchy) Node(ctx context.Context, path string) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", h.st, err)
 	}
-	h.mu.Lock()
-	n, ok := h.nodes[p]
-	h.mu.Unlock()
-	if ok {
-		return n, nil
-	}
 	for {
-		ch := h.loads.DoChan(p, func() (any, error) {
-			n, err := h.load(ctx, p)
-			if err != nil {
-				return nil, err
-			}
-			h.mu.Lock()
-			h.nodes[p] = n
+		h.mu.Lock()
+		if n, ok := h.nodes[p]; ok {
 			h.mu.Unlock()
 			return n, nil
-		})
+		}
+		l, waiting := h.loading[p]
+		if !waiting {
+			l = &nodeLoad{done: make(chan struct{})}
+			h.loading[p] = l
+		}
+		h.mu.Unlock()
+		if !waiting {
+			// The first caller loads the node itself, under its own
+			// context: a load costs no goroutine and no hand-over.
+			h.loadNode(ctx, p, l)
+			return l.n, l.err
+		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err() // the load goes on for the other callers
-		case r := <-ch:
-			// The load ran under the first caller's context: when that
-			// caller was cancelled, the others load again.
-			if r.Err != nil && errors.Is(r.Err, context.Canceled) && ctx.Err() == nil {
-				continue
-			}
-			if r.Err != nil {
-				return nil, r.Err
-			}
-			return r.Val.(*Node), nil
+			return nil, ctx.Err() // the load goes on for its caller
+		case <-l.done:
 		}
+		// The load ran under the first caller's context: when that
+		// caller was cancelled, the others load again.
+		if l.err != nil && errors.Is(l.err, context.Canceled) && ctx.Err() == nil {
+			continue
+		}
+		return l.n, l.err
+	}
+}
+
+// nodeLoad is the load of one node under way: the caller that started it
+// fills in n or err, then closes done for the callers waiting for it.
+type nodeLoad struct {
+	done chan struct{}
+	n    *Node
+	err  error
+}
+
+// loadNode loads the node at p for l, and remembers it when it loaded.
+func (h *Hierarchy) loadNode(ctx context.Context, p string, l *nodeLoad) {
+	defer func() {
+		h.mu.Lock()
+		if l.err == nil && l.n != nil {
+			h.nodes[p] = l.n
+		}
+		delete(h.loading, p)
+		h.mu.Unlock()
+		close(l.done)
+	}()
+	l.n, l.err = h.load(ctx, p)
+	if l.err != nil {
+		l.n = nil
 	}
 }
 
@@ -411,23 +435,30 @@ func (h *Hierarchy) Children(ctx context.Context, path string) ([]*Node, error) 
 		return nil, fmt.Errorf("%s: node %q: listing children: %w", h.st, "/"+parent.Path, err)
 	}
 	nodes := make([]*Node, len(names))
+	// A few workers load them all: each grows its stack once, where a
+	// goroutine per child grew one for every node it loaded.
+	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(2 * runtime.GOMAXPROCS(0))
-	for i, name := range names {
+	for range min(len(names), 2*runtime.GOMAXPROCS(0)) {
 		g.Go(func() error {
-			p := store.Join(parent.Path, name)
-			n, err := h.Node(gctx, p)
-			switch {
-			case errors.Is(err, ErrNotExist):
-				// A prefix holding chunks or other data, not a node.
-			case err != nil && gctx.Err() != nil:
-				return gctx.Err()
-			case err != nil:
-				nodes[i] = &Node{Path: p, Kind: KindGroup, Format: h.format, Attributes: json.RawMessage("{}"), Err: err}
-			default:
-				nodes[i] = n
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(names) {
+					return nil
+				}
+				p := store.Join(parent.Path, names[i])
+				n, err := h.Node(gctx, p)
+				switch {
+				case errors.Is(err, ErrNotExist):
+					// A prefix holding chunks or other data, not a node.
+				case err != nil && gctx.Err() != nil:
+					return gctx.Err()
+				case err != nil:
+					nodes[i] = &Node{Path: p, Kind: KindGroup, Format: h.format, Attributes: json.RawMessage("{}"), Err: err}
+				default:
+					nodes[i] = n
+				}
 			}
-			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
