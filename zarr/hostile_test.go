@@ -589,6 +589,7 @@ func FuzzDecodeObject(f *testing.F) {
 			if (fast == nil) != (slow == nil) {
 				t.Fatalf("checkMemberNames: %v; by tokens: %v", fast, slow)
 			}
+			sameMembers(t, doc)
 		}
 		obj, err := decodeObject("doc", doc)
 		if err != nil {
@@ -608,6 +609,26 @@ func FuzzDecodeObject(f *testing.F) {
 			folded[strings.ToLower(k)] = true
 		}
 	})
+}
+
+// sameMembers fails t unless splitObject splits doc (valid JSON) into the
+// members encoding/json decodes.
+func sameMembers(t *testing.T, doc []byte) {
+	t.Helper()
+	var want map[string]json.RawMessage
+	err := json.Unmarshal(doc, &want)
+	got, ok := splitObject(doc)
+	if ok != (err == nil && want != nil) {
+		t.Fatalf("splitObject(%q): ok %v; encoding/json: %v, %v", doc, ok, want, err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("splitObject(%q): %d members, encoding/json %d", doc, len(got), len(want))
+	}
+	for k, v := range want {
+		if g, found := got[k]; !found || !bytes.Equal(g, v) {
+			t.Fatalf("splitObject(%q): member %q is %q, encoding/json %q", doc, k, g, v)
+		}
+	}
 }
 
 // draftFuzzLayouts are the places FuzzDraftNode puts its document, named

@@ -9,6 +9,33 @@ import (
 	"testing"
 )
 
+// TestSplitObject: splitObject splits documents as encoding/json decodes
+// them (sameMembers); FuzzDecodeObject checks the same on any valid JSON.
+func TestSplitObject(t *testing.T) {
+	for _, doc := range []string{
+		`{}`,
+		` { } `,
+		`{"a":1}`,
+		"{\n\t\"zarr_format\" : 2 ,\r\n \"shape\": [100, 200], \"dtype\": \"<f4\", \"fill_value\": -1.5e3}\n",
+		`{"a": {"b": [1, {"c": "}]\\"}]}, "d": "x\"y", "e": [], "f": {}}`,
+		`{"\u0061": 1, "b\"": null, "c\\": true, "d\/": false}`,
+		`{"é": "ü", "\ud83d\ude00": 1}`,
+		"{\"\xff\xfe\": 1}",
+		`{"a": 1, "a": 2}`,
+		`{"n": -0.5E+10}`,
+		`{"s": ""}`,
+		`null`,
+		`[{"a": 1}]`,
+		`"{}"`,
+		`3`,
+	} {
+		if !json.Valid([]byte(doc)) {
+			t.Fatalf("test document %q is not valid JSON", doc)
+		}
+		sameMembers(t, []byte(doc))
+	}
+}
+
 // v3ZarrJSON returns a valid zarr.json with members replaced or (value
 // "DELETE") removed.
 func v3ZarrJSON(t *testing.T, changes map[string]string) []byte {
