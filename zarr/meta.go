@@ -191,13 +191,16 @@ func checkMemberNames(doc []byte) error {
 	const manyNames = 16
 	var stack []frame
 	depth := 0
-	folded := map[string][]byte{} // top-level names by their lower case
+	// The top-level names in lower case, in a list while they are few (a
+	// metadata document has about ten), then in a map (by lower case).
+	var lowBuf [manyNames]string
+	lower, folded := lowBuf[:0], map[string][]byte(nil)
 	wantName := false
 	for i := 0; i < len(doc); {
 		switch doc[i] {
 		case '{', '[':
 			if depth == len(stack) {
-				stack = append(stack, frame{})
+				stack = append(stack, frame{names: make([][]byte, 0, manyNames+1)})
 			}
 			f := &stack[depth]
 			f.object, f.names = doc[i] == '{', f.names[:0]
@@ -262,11 +265,9 @@ func checkMemberNames(doc []byte) error {
 					f.set[string(name)] = struct{}{}
 				}
 				if depth == 1 {
-					key := strings.ToLower(string(name))
-					if k, ok := folded[key]; ok {
-						return fmt.Errorf("members %q and %q differ only in case", k, name)
+					if err := checkFolded(&lower, &folded, f.names, manyNames); err != nil {
+						return err
 					}
-					folded[key] = name
 				}
 				wantName = false
 			}
@@ -275,6 +276,34 @@ func checkMemberNames(doc []byte) error {
 			i++
 		}
 	}
+	return nil
+}
+
+// checkFolded checks the last of the top-level names (all of them in
+// names) against the others in lower case, which *lower holds while there
+// are at most many and *folded after.
+func checkFolded(lower *[]string, folded *map[string][]byte, names [][]byte, many int) error {
+	name := names[len(names)-1]
+	key := strings.ToLower(string(name))
+	if *folded == nil {
+		for i, l := range *lower {
+			if l == key {
+				return fmt.Errorf("members %q and %q differ only in case", names[i], name)
+			}
+		}
+		if *lower = append(*lower, key); len(*lower) <= many {
+			return nil
+		}
+		*folded = make(map[string][]byte, 2*many)
+		for i, l := range *lower {
+			(*folded)[l] = names[i]
+		}
+		return nil
+	}
+	if k, ok := (*folded)[key]; ok {
+		return fmt.Errorf("members %q and %q differ only in case", k, name)
+	}
+	(*folded)[key] = name
 	return nil
 }
 

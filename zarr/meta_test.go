@@ -36,6 +36,41 @@ func TestSplitObject(t *testing.T) {
 	}
 }
 
+// TestCheckMemberNamesMany: repeated and case-variant names are found
+// among few members and among many (where checkMemberNames keeps them in
+// maps), at the top level and below.
+func TestCheckMemberNamesMany(t *testing.T) {
+	members := func(n int, extra string) string {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range n {
+			fmt.Fprintf(&b, `"m%d": %d, `, i, i)
+		}
+		return b.String() + extra + "}"
+	}
+	for _, n := range []int{0, 3, 15, 16, 17, 40} {
+		for _, c := range []struct {
+			extra, err string
+		}{
+			{`"a": 1, "b": 2`, ""},
+			{`"a": 1, "A": 2`, `members "a" and "A" differ only in case`},
+			{`"M0": 1`, `members "m0" and "M0" differ only in case`},
+			{`"m1": 1`, `member "m1" appears twice`},
+			{`"x": {"a": 1, "A": 2}`, ""},
+			{`"x": ` + members(n, `"m0": 0`), `member "m0" appears twice`},
+		} {
+			doc := members(n, c.extra)
+			if n < 2 && strings.Contains(c.err, `"m`) {
+				continue // no m0 and m1 to repeat
+			}
+			err := checkMemberNames([]byte(doc))
+			if got := fmt.Sprint(err); (c.err == "") != (err == nil) || c.err != "" && got != c.err {
+				t.Errorf("%d members + %s: %v, want %q", n, c.extra, err, c.err)
+			}
+		}
+	}
+}
+
 // v3ZarrJSON returns a valid zarr.json with members replaced or (value
 // "DELETE") removed.
 func v3ZarrJSON(t *testing.T, changes map[string]string) []byte {
