@@ -73,7 +73,9 @@ type dataFile struct {
 	m      *mountFS
 	node   *zarr.Node
 	header []byte // the .npy header; nil for data
-	x      xattrs
+
+	xOnce sync.Once
+	x     xattrs // the array's, made when first asked for (xattrs)
 }
 
 var (
@@ -90,13 +92,21 @@ var (
 
 func newDataFile(m *mountFS, n *zarr.Node, npy bool) *dataFile {
 	f := &dataFile{m: m, node: n}
-	if a := n.Array; a != nil {
-		f.x = arrayXattrs(a, n.Format)
-		if npy {
-			f.header = NpyHeader(a.DataType.NumPy, a.Shape)
-		}
+	if a := n.Array; a != nil && npy {
+		f.header = NpyHeader(a.DataType.NumPy, a.Shape)
 	}
 	return f
+}
+
+// xattrs returns the file's extended attributes, made on the first call:
+// listing a directory makes its files, few of which are asked for them.
+func (f *dataFile) xattrs() xattrs {
+	f.xOnce.Do(func() {
+		if a := f.node.Array; a != nil {
+			f.x = arrayXattrs(a, f.node.Format)
+		}
+	})
+	return f.x
 }
 
 // size is the file's size: the header and the array's contents.
@@ -202,12 +212,12 @@ func (r *slicesResult) Done() { r.once.Do(r.release) }
 
 // Getxattr reads a user.zarr.* attribute of the array.
 func (f *dataFile) Getxattr(_ context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
-	return f.x.get(attr, dest)
+	return f.xattrs().get(attr, dest)
 }
 
 // Listxattr lists the user.zarr.* attributes of the array.
 func (f *dataFile) Listxattr(_ context.Context, dest []byte) (uint32, syscall.Errno) {
-	return f.x.list(dest)
+	return f.xattrs().list(dest)
 }
 
 // textFile is the data.txt of an array of variable-length elements. Its
