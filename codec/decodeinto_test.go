@@ -33,6 +33,10 @@ func TestDecodeInto(t *testing.T) {
 		{"zlib", []Codec{le, mustNew(t, `{"id":"zlib","level":1}`)}, true},
 		{"bz2", []Codec{le, mustNew(t, `{"id":"bz2","level":1}`)}, false},
 		{"transpose-zstd", []Codec{Transpose{Order: []int{1, 0}}, le, mustNew(t, `{"id":"zstd","level":1}`)}, false},
+		// Inner chunks of whole rows decode in place, the others are copied.
+		{"sharding-rows", []Codec{mustShard(t, []int{16, 1000}, le, mustNew(t, `{"id":"zstd","level":1}`))}, true},
+		{"sharding-tiles", []Codec{mustShard(t, []int{16, 250}, le, mustNew(t, `{"id":"zstd","level":1}`))}, true},
+		{"sharding-bytes", []Codec{mustShard(t, []int{8, 1000}, le)}, true},
 	}
 	for _, c := range chains {
 		t.Run(c.name, func(t *testing.T) {
@@ -93,6 +97,17 @@ func TestDecodeInto(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustShard returns a sharding codec of inner chunks of chunkShape, the
+// inner codecs given, and an index checked by CRC-32C at the end.
+func mustShard(t *testing.T, chunkShape []int, inner ...Codec) *Sharding {
+	t.Helper()
+	s, err := NewSharding(chunkShape, inner, []Codec{BytesCodec{}, mustNew(t, `{"id":"crc32c"}`)}, IndexAtEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestDecodeIntoHostileSizes: headers that claim another size than the

@@ -431,6 +431,25 @@ func (l *shardLayout) parseIndex(enc []byte, lo, hi uint64) (*ShardIndex, error)
 
 // Decode implements ArrayToBytes: it decodes a whole shard.
 func (s *Sharding) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
+	return s.decodeShard(nil, data, decoded)
+}
+
+// DecodeInto implements ArrayDecoderInto: it decodes a whole shard of
+// fixed-size elements into dst, the inner chunks that fill rows of it
+// whole straight into place.
+func (s *Sharding) DecodeInto(dst, data []byte, decoded ArraySpec) error {
+	if decoded.DataType.Variable() {
+		return fmt.Errorf("%s: variable-length elements cannot be decoded into a buffer", shardingName)
+	}
+	if n := decoded.ByteSize(); len(dst) != n {
+		return fmt.Errorf("%s: decode into %d bytes, want %d", shardingName, len(dst), n)
+	}
+	_, err := s.decodeShard(dst, data, decoded)
+	return err
+}
+
+// decodeShard decodes the shard data into dst (nil: a new buffer).
+func (s *Sharding) decodeShard(dst, data []byte, decoded ArraySpec) ([]byte, error) {
 	l, err := s.layout(decoded)
 	if err != nil {
 		return nil, err
@@ -456,7 +475,7 @@ func (s *Sharding) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 		}
 		return stored, nil
 	}
-	return s.decodeRegion(l, idx, make([]int, len(decoded.Shape)), decoded.Shape, shardSource{fetch: cut})
+	return s.decodeRegion(dst, l, idx, make([]int, len(decoded.Shape)), decoded.Shape, shardSource{fetch: cut})
 }
 
 // shardPiece is one inner chunk a region needs.
@@ -478,8 +497,13 @@ type shardSource struct {
 }
 
 // decodeRegion decodes the box (start, shape) of a shard from the inner
-// chunks that idx locates, read through src.
-func (s *Sharding) decodeRegion(l *shardLayout, idx *ShardIndex, start, shape []int, src shardSource) ([]byte, error) {
+// chunks that idx locates, read through src, into out (fixed-size
+// elements, out the exact size of the box) or, out being nil, a new
+// buffer. An inner chunk that the box holds whole, as one run of its
+// bytes (whole rows of the box), decodes straight into its place when the
+// inner codecs can (Pipeline.CanDecodeInto); the others are decoded, then
+// copied.
+func (s *Sharding) decodeRegion(out []byte, l *shardLayout, idx *ShardIndex, start, shape []int, src shardSource) ([]byte, error) {
 	count := 1
 	for _, d := range shape {
 		count *= d // shape lies inside the shard, whose size the engine checked
@@ -539,12 +563,33 @@ func (s *Sharding) decodeRegion(l *shardLayout, idx *ShardIndex, start, shape []
 		return shardJoinVlen(elems)
 	}
 	itemSize := l.spec.DataType.Size
-	out := make([]byte, count*itemSize)
+	fresh := out == nil
+	if fresh {
+		out = make([]byte, count*itemSize)
+	} else if len(out) != count*itemSize {
+		return nil, fmt.Errorf("%s: decode into %d bytes, want %d", shardingName, len(out), count*itemSize)
+	}
 	for _, p := range missing {
 		_, dstStart, size := s.intersect(p.coord, start, shape)
-		shardFill(out, shape, dstStart, size, l.spec.FillValue)
+		shardFill(out, shape, dstStart, size, l.spec.FillValue, fresh)
 	}
+	into := l.inner.CanDecodeInto()
+	strides := shardStrides(shape, itemSize)
 	err := shardParallel(n, func(k int) error {
+		if k < len(whole) && into {
+			p := whole[k]
+			_, dstStart, size := s.intersect(p.coord, start, shape)
+			if outer, _ := shardRuns(shape, s.chunkShape, size); outer == 0 && slices.Equal(size, s.chunkShape) {
+				at := 0
+				for d, i := range dstStart {
+					at += i * strides[d]
+				}
+				if err := l.inner.DecodeInto(out[at:at+shardProduct(size)*itemSize], stored[k]); err != nil {
+					return fmt.Errorf("%s: inner chunk %v: %w", shardingName, p.coord, err)
+				}
+				return nil
+			}
+		}
 		p, data, srcShape, srcStart, dstStart, size, err := decoded(k)
 		if err != nil {
 			return fmt.Errorf("%s: inner chunk %v: %w", shardingName, p.coord, err)
@@ -809,7 +854,7 @@ func (s *Sharding) DecodeRegionWithIndex(ctx context.Context, r RangeReader, idx
 			}
 		}
 	}
-	return s.decodeRegion(l, idx, start, shape, src)
+	return s.decodeRegion(nil, l, idx, start, shape, src)
 }
 
 // shardSubReader reads the n bytes at off of r: an inner chunk that is
@@ -995,16 +1040,16 @@ func shardCopy(dst []byte, dstShape, dstStart []int, src []byte, srcShape, srcSt
 }
 
 // shardFill writes fill (one element) into every element of the box of
-// the given size at dstStart in dst (a C-order array of dstShape), which
-// must be freshly allocated (all zero).
-func shardFill(dst []byte, dstShape, dstStart, size []int, fill []byte) {
+// the given size at dstStart in dst (a C-order array of dstShape). A fill
+// of zero bytes is left out when dst is fresh (all zero already).
+func shardFill(dst []byte, dstShape, dstStart, size []int, fill []byte, fresh bool) {
 	itemSize := len(fill)
 	outer, run := shardRuns(dstShape, nil, size)
 	if run == 0 || itemSize == 0 {
 		return
 	}
-	if shardAllZero(fill) {
-		return // dst is freshly allocated: zero already
+	if fresh && shardAllZero(fill) {
+		return
 	}
 	pattern := bytes.Repeat(fill, run)
 	strides := shardStrides(dstShape, itemSize)

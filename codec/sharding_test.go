@@ -197,6 +197,13 @@ func TestShardRoundTrip(t *testing.T) {
 					t.Fatal(err)
 				}
 				equalShard(t, "Decode", got, want)
+				// Into a buffer of garbage, the same bytes: inner chunks
+				// left out are written with the fill value.
+				dirty := bytes.Repeat([]byte{0xa5}, len(want))
+				if err := s.DecodeInto(dirty, enc, c.spec); err != nil {
+					t.Fatal(err)
+				}
+				equalShard(t, "DecodeInto", dirty, want)
 
 				// The inner chunks of fill value are left out.
 				idx, err := s.ReadIndex(context.Background(), &countingReader{data: enc}, c.spec)
