@@ -81,6 +81,9 @@ def reader(args):
     elif mode == "pread":
         out = preads(path, int(args[2]), int(args[3]))
         a = None
+    elif mode == "xattr":
+        out = {"times": getxattrs(path, int(args[2]))}
+        a = None
     if a is not None and len(args) > 2 and args[2] == "crc":
         out["crc"] = zlib.crc32(memoryview(np.ascontiguousarray(a)).cast("B"))
         out["n"] = a.nbytes
@@ -115,6 +118,20 @@ def preads(path, chunk, nwarm):
         warm.append(time.perf_counter() - t)
     os.close(fd)
     return {"cold": cold, "warm": warm}
+
+
+def getxattrs(path, n):
+    """n getxattr calls of a missing attribute of path: each is one FUSE round trip with
+    next to nothing to do in the daemon (the kernel caches no answer); their times in s."""
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        try:
+            os.getxattr(path, "user.zarr.none")
+        except OSError:
+            pass
+        times.append(time.perf_counter() - t)
+    return times
 
 
 def read(*args):
@@ -368,12 +385,21 @@ def bench_tree(out):
             with Mount(d) as m:
                 res[name].append(timed(*cmd, m.mnt))
     res["find (the store dir itself)"] = [timed("find", d) for _ in range(ROUNDS)]
+    trips = []
+    with Mount(d) as m:
+        for _ in range(ROUNDS):
+            trips += read("xattr", os.path.join(m.mnt, "g0000", "a000", "data"), "5000")["times"]
+    trip = statistics.median(trips)
+    dirs = 1 + (TREE + 99) // 100 + TREE  # root, groups, arrays
     out.append("### Hierarchy of %d arrays (v2 directory store, 8 chunks each; fresh mount each time)\n" % TREE)
     out.append("| command | seconds (median of %d) |" % ROUNDS)
     out.append("|---|---|")
     for k, v in res.items():
         out.append("| %s | %.2f |" % (k, statistics.median(v)))
     out.append("")
+    out.append("One FUSE round trip (getxattr of a missing attribute, %d calls): median %.1f µs. find makes "
+               "two READDIRPLUS requests per directory, %d in all: %.2f s of round trips alone.\n"
+               % (len(trips), trip * 1e6, 2 * dirs, 2 * dirs * trip))
 
 
 def bench_pread(main, out):
