@@ -181,19 +181,20 @@ func (m *mountFlags) mount(o *opened, mountpoint string, logger *log.Logger) (*f
 	return srv, nil
 }
 
-// spareProcessor gives the Go scheduler one processor more than go-fuse
-// has request readers, once the server has counted them (one per
-// processor, at least 2; GOMAXPROCS in the environment wins). The readers
-// wait for requests in blocking read(2) calls. While they hold every
-// processor, the runtime's monitor takes their processors back after
-// 20 µs, and wakes every 20 µs to look: on 2 cores that was a fifth of the
-// daemon's CPU time during find(1) over 10,000 arrays. With a processor to
-// spare it lets them wait, and sleeps.
+// spareProcessor leaves the Go scheduler a processor that go-fuse's
+// request readers cannot all hold, once the server has counted them:
+// go-fuse lets one reader more than it counted processors (at least 2)
+// wait for requests, each in a blocking read(2) that keeps its processor.
+// While they held every processor, the runtime's monitor took processors
+// back from them after 20 µs and, having taken one, kept waking every
+// 20 µs to look: on 2 cores that was a fifth of the daemon's CPU time
+// during find(1) over 10,000 arrays. GOMAXPROCS in the environment wins.
 func spareProcessor() {
 	if os.Getenv("GOMAXPROCS") != "" {
 		return
 	}
-	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2) + 1)
+	readers := max(runtime.GOMAXPROCS(0), 2) + 1
+	runtime.GOMAXPROCS(readers + 1)
 }
 
 // serve waits until the mount is unmounted from outside or a signal
