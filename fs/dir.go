@@ -329,6 +329,12 @@ func (d *dirNode) xattrs(ctx context.Context) (xattrs, error) {
 
 // Getxattr reads a user.zarr.* attribute.
 func (d *dirNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
+	if !ours(attr) {
+		if _, err := d.current(ctx); err != nil {
+			return 0, d.m.log.errno(err)
+		}
+		return 0, syscall.ENODATA
+	}
 	x, err := d.xattrs(ctx)
 	if err != nil {
 		return 0, d.m.log.errno(err)

@@ -212,6 +212,9 @@ func (r *slicesResult) Done() { r.once.Do(r.release) }
 
 // Getxattr reads a user.zarr.* attribute of the array.
 func (f *dataFile) Getxattr(_ context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
+	if !ours(attr) {
+		return 0, syscall.ENODATA
+	}
 	return f.xattrs().get(attr, dest)
 }
 
@@ -304,6 +307,9 @@ func (f *textFile) Read(ctx context.Context, _ gofs.FileHandle, dest []byte, off
 
 // Getxattr reads a user.zarr.* attribute of the array.
 func (f *textFile) Getxattr(_ context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
+	if !ours(attr) {
+		return 0, syscall.ENODATA
+	}
 	return arrayXattrs(f.node.Array, f.node.Format).get(attr, dest)
 }
 

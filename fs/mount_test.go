@@ -181,6 +181,14 @@ func TestMountXattrs(t *testing.T) {
 			t.Errorf("%s %s = %q, want %q", c.file, c.attr, got, c.want)
 		}
 	}
+	// Other namespaces (ls -l asks for these of every file) have nothing.
+	for _, file := range []string{"", "temperature", "temperature/data", "temperature/data.npy", "temperature/info.txt"} {
+		for _, attr := range []string{"security.selinux", "system.posix_acl_access", "user.zarr.none", "user.other"} {
+			if _, err := syscall.Getxattr(filepath.Join(mnt, file), attr, make([]byte, 256)); err != syscall.ENODATA {
+				t.Errorf("getxattr %q %s: %v, want ENODATA", file, attr, err)
+			}
+		}
+	}
 	buf := make([]byte, 1024)
 	n, err := syscall.Listxattr(filepath.Join(mnt, "temperature", "data"), buf)
 	if err != nil {

@@ -91,6 +91,14 @@ func compactJSON(raw json.RawMessage) []byte {
 	return b.Bytes()
 }
 
+// xattrPrefix begins the name of every extended attribute zarrfs shows.
+const xattrPrefix = "user.zarr."
+
+// ours reports whether name can be one of zarrfs's attributes: the others
+// (security.selinux, system.posix_acl_access, which ls -l asks for every
+// file) are answered without making the node's attributes.
+func ours(name string) bool { return strings.HasPrefix(name, xattrPrefix) }
+
 // get answers getxattr(2): the value of name copied to dest, or its size
 // when dest is empty; ERANGE when dest is too small, ENODATA when there is
 // no such attribute.
