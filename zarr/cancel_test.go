@@ -211,3 +211,52 @@ func TestCancelledLookupDoesNotFailOthers(t *testing.T) {
 		t.Errorf("the other caller: %v, %v; want the array", n2, err2)
 	}
 }
+
+// TestConcurrentLookupsOneLoad: callers asking for a node whose metadata
+// is still being read wait for that load; the node's documents are read
+// once, and every caller gets the same node.
+func TestConcurrentLookupsOneLoad(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{4}, ChunkShape: []int64{2}, DataType: "int8", FillValue: 0}); err != nil {
+		t.Fatal(err)
+	}
+	f, faulty := fault.New(mem)
+	open := func() (*Hierarchy, *countingStore) {
+		st := &countingStore{Store: faulty}
+		h, err := Open(ctx, st, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.gets.Store(0)
+		return h, st
+	}
+	h, st := open()
+	if _, err := h.Node(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	one := st.gets.Load() // the reads of one load
+
+	h, st = open()
+	f.Set(fault.Rule{Kind: fault.Slow, Prefix: "a/", Delay: 100 * time.Millisecond})
+	defer f.Clear()
+	const callers = 16
+	nodes := make([]*Node, callers)
+	errs := make([]error, callers)
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Go(func() { nodes[i], errs[i] = h.Node(ctx, "a") })
+	}
+	wg.Wait()
+	for i := range callers {
+		if errs[i] != nil || nodes[i] == nil || nodes[i] != nodes[0] {
+			t.Fatalf("caller %d: %p, %v; want the node of caller 0 (%p)", i, nodes[i], errs[i], nodes[0])
+		}
+	}
+	if got := st.gets.Load(); got != one {
+		t.Errorf("%d callers at once made %d store reads; one load makes %d", callers, got, one)
+	}
+}
