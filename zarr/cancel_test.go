@@ -163,10 +163,10 @@ func TestTimeoutRemembered(t *testing.T) {
 	}
 }
 
-// TestCancelledLookupDoesNotFailOthers: of two callers loading the same
-// node's metadata, the one cancelled returns at once and the other still
-// gets the node.
-func TestCancelledLookupDoesNotFailOthers(t *testing.T) {
+// arrayAStore returns a memory store holding a v3 group with one small
+// array, "a", whose metadata the lookup tests load.
+func arrayAStore(t *testing.T) *memory.Store {
+	t.Helper()
 	ctx := context.Background()
 	mem := memory.New()
 	if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
@@ -175,7 +175,15 @@ func TestCancelledLookupDoesNotFailOthers(t *testing.T) {
 	if _, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{4}, ChunkShape: []int64{2}, DataType: "int8", FillValue: 0}); err != nil {
 		t.Fatal(err)
 	}
-	f, st := fault.New(mem)
+	return mem
+}
+
+// TestCancelledLookupDoesNotFailOthers: of two callers loading the same
+// node's metadata, the one cancelled returns at once and the other still
+// gets the node.
+func TestCancelledLookupDoesNotFailOthers(t *testing.T) {
+	ctx := context.Background()
+	f, st := fault.New(arrayAStore(t))
 	h, err := Open(ctx, st, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -217,14 +225,7 @@ func TestCancelledLookupDoesNotFailOthers(t *testing.T) {
 // once, and every caller gets the same node.
 func TestConcurrentLookupsOneLoad(t *testing.T) {
 	ctx := context.Background()
-	mem := memory.New()
-	if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{4}, ChunkShape: []int64{2}, DataType: "int8", FillValue: 0}); err != nil {
-		t.Fatal(err)
-	}
-	f, faulty := fault.New(mem)
+	f, faulty := fault.New(arrayAStore(t))
 	open := func() (*Hierarchy, *countingStore) {
 		st := &countingStore{Store: faulty}
 		h, err := Open(ctx, st, Options{})
