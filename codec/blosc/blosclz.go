@@ -3,6 +3,8 @@ package blosc
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/zarrfs/zarrfs/internal/lz77"
 )
 
 // BloscLZ is a FastLZ derivative. A stream is a sequence of instructions;
@@ -74,7 +76,7 @@ func bloscLZDecompress(dst, src []byte) error {
 			}
 			ctrl = int(src[ip])
 			ip++
-			copyMatch(dst, op, dist, length)
+			lz77.Copy(dst, op, dist, length)
 			op += length
 			continue
 		}

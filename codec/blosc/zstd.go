@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math/bits"
 	"sync"
+
+	"github.com/zarrfs/zarrfs/internal/lz77"
 )
 
 // zstdFast is a zstd frame decoder (RFC 8878) for the frames c-blosc
@@ -397,7 +399,7 @@ func (s *zstdState) block(dst []byte, out int, b []byte, window uint64, maxBlock
 		}
 		lp += ll
 		out += ll
-		copyMatch(dst, out, off, ml)
+		lz77.Copy(dst, out, off, ml)
 		out += ml
 	}
 	if !br.finished() {

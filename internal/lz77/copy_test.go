@@ -1,4 +1,4 @@
-package blosc
+package lz77
 
 import (
 	"bytes"
@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestCopyMatch compares copyMatch with the byte-by-byte definition for
+// TestCopy compares Copy with the byte-by-byte definition for
 // every distance and length up to 80 and some long ones, near the end of
 // the buffer too.
-func TestCopyMatch(t *testing.T) {
+func TestCopy(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	lengths := []int{100, 255, 1000, 4097}
 	for n := range 81 {
@@ -27,7 +27,7 @@ func TestCopyMatch(t *testing.T) {
 				for k := range length {
 					want[op+k] = want[op-dist+k]
 				}
-				copyMatch(buf, op, dist, length)
+				Copy(buf, op, dist, length)
 				if !bytes.Equal(buf[:op+length], want[:op+length]) {
 					t.Fatalf("dist %d length %d slack %d: differs from the definition", dist, length, slack)
 				}

@@ -1,12 +1,14 @@
-package blosc
+// Package lz77 holds what the LZ77-family decoders (BloscLZ, zstd, DEFLATE)
+// share: the copy of a match from the bytes already decoded.
+package lz77
 
-// copyMatch copies the length bytes at dist before dst[op] to dst[op:],
+// Copy copies the length bytes at dist before dst[op] to dst[op:],
 // byte by byte as LZ77 defines it: a match longer than its distance
 // repeats the bytes it copies. The caller checks 1 <= dist <= op and
 // op+length <= len(dst). Short matches move 8 bytes at a time when dst has
 // room past them (the bytes past the match are written again later);
 // long overlapping ones double the copied run with memmove.
-func copyMatch(dst []byte, op, dist, length int) {
+func Copy(dst []byte, op, dist, length int) {
 	from := op - dist
 	switch {
 	case dist >= length:
