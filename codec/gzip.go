@@ -2,12 +2,15 @@ package codec
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
+
+	"github.com/zarrfs/zarrfs/codec/inflate"
 )
 
 func init() {
@@ -97,8 +100,13 @@ func (c Gzip) Encode(data []byte) ([]byte, error) {
 }
 
 // Decode implements BytesToBytes. Concatenated members decode as one
-// stream, as Python's gzip module reads them.
-func (Gzip) Decode(data []byte, decodedSize int) ([]byte, error) {
+// stream, as Python's gzip module reads them. A chunk of known size is
+// decoded whole (package inflate); one of unknown size (a vlen chunk)
+// through a streaming reader.
+func (c Gzip) Decode(data []byte, decodedSize int) ([]byte, error) {
+	if decodedSize >= 0 {
+		return decodeNew(c, data, decodedSize)
+	}
 	r, done, err := gzipReader(data)
 	if err != nil {
 		return nil, err
@@ -111,12 +119,31 @@ var _ DecoderInto = Gzip{}
 
 // DecodeInto implements DecoderInto.
 func (Gzip) DecodeInto(dst, data []byte) error {
-	r, done, err := gzipReader(data)
-	if err != nil {
-		return err
+	n, err := inflate.Gzip(dst, data)
+	return inflateResult("gzip", dst, n, err)
+}
+
+// decodeNew decodes data into a new buffer of decodedSize bytes.
+func decodeNew(c DecoderInto, data []byte, decodedSize int) ([]byte, error) {
+	out := make([]byte, decodedSize)
+	if err := c.DecodeInto(out, data); err != nil {
+		return nil, err
 	}
-	defer done()
-	return readExactInto(r, "gzip", dst)
+	return out, nil
+}
+
+// inflateResult turns what package inflate returns for a decode of n
+// bytes into dst into the codec's errors.
+func inflateResult(name string, dst []byte, n int, err error) error {
+	switch {
+	case errors.Is(err, inflate.ErrTooLong):
+		return Corruptf(name, "decodes to more than %d bytes", len(dst))
+	case err != nil:
+		return Corruptf(name, "after %d bytes: %v", n, err)
+	case n != len(dst):
+		return Corruptf(name, "decoded %d bytes, want %d", n, len(dst))
+	}
+	return nil
 }
 
 // gzipReader returns a pooled reader of the gzip stream data, and a
@@ -177,8 +204,13 @@ func (c Zlib) Encode(data []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Decode implements BytesToBytes.
-func (Zlib) Decode(data []byte, decodedSize int) ([]byte, error) {
+// Decode implements BytesToBytes. A chunk of known size is decoded whole
+// (package inflate); one of unknown size (a vlen chunk) through a
+// streaming reader.
+func (c Zlib) Decode(data []byte, decodedSize int) ([]byte, error) {
+	if decodedSize >= 0 {
+		return decodeNew(c, data, decodedSize)
+	}
 	r, done, err := zlibReader(data)
 	if err != nil {
 		return nil, err
@@ -191,12 +223,8 @@ var _ DecoderInto = Zlib{}
 
 // DecodeInto implements DecoderInto.
 func (Zlib) DecodeInto(dst, data []byte) error {
-	r, done, err := zlibReader(data)
-	if err != nil {
-		return err
-	}
-	defer done()
-	return readExactInto(r, "zlib", dst)
+	n, err := inflate.Zlib(dst, data)
+	return inflateResult("zlib", dst, n, err)
 }
 
 // zlibReader returns a pooled reader of the zlib stream data, and a

@@ -497,6 +497,9 @@ func TestWriteHostileChunks(t *testing.T) {
 
 	gz := enc("gzip", data)
 	cut("gzip", gz)
+	// Zero bytes after a member are padding to Python's gzip module (and
+	// numcodecs): one past the member is anything else.
+	files["gzip-one-too-long.bin"] = append(bytes.Clone(gz), 'x')
 	files["gzip-garbage.bin"] = garbage(1000)
 	files["gzip-decodes-short.bin"] = encBB(Gzip{Level: 5}, data[:8190])
 	files["gzip-decodes-long.bin"] = encBB(Gzip{Level: 5}, append(bytes.Clone(data), 1, 2))

@@ -1,17 +1,17 @@
 package blosc
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"strconv"
 	"sync"
 
 	"github.com/klauspost/compress/snappy"
-	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/zarrfs/zarrfs/codec/inflate"
 )
 
 // Compressor is an inner codec, numbered as c-blosc numbers its cnames.
@@ -117,33 +117,16 @@ func decompressStream(c Compressor, dst, src []byte) error {
 	return nil
 }
 
-var zlibReaders sync.Pool // of io.ReadCloser implementing zlib.Resetter
-
+// zlibDecompress decodes the zlib stream src, which must fill dst.
 func zlibDecompress(dst, src []byte) error {
-	br := bytes.NewReader(src)
-	var r io.ReadCloser
-	if v := zlibReaders.Get(); v != nil {
-		r = v.(io.ReadCloser)
-		if err := r.(zlib.Resetter).Reset(br, nil); err != nil {
-			return fmt.Errorf("zlib: %w", err)
-		}
-	} else {
-		var err error
-		if r, err = zlib.NewReader(br); err != nil {
-			return fmt.Errorf("zlib: %w", err)
-		}
-	}
-	defer zlibReaders.Put(r)
-	if _, err := io.ReadFull(r, dst); err != nil {
-		return fmt.Errorf("zlib: %w after %d bytes", err, len(dst))
-	}
-	// The stream must end here (and its checksum match).
-	var one [1]byte
-	if n, err := r.Read(one[:]); n != 0 || err != io.EOF {
-		if err == nil || err == io.EOF {
-			return fmt.Errorf("zlib: stream holds more than %d bytes", len(dst))
-		}
-		return fmt.Errorf("zlib: %w", err)
+	n, err := inflate.Zlib(dst, src)
+	switch {
+	case errors.Is(err, inflate.ErrTooLong):
+		return fmt.Errorf("zlib: stream holds more than %d bytes", len(dst))
+	case err != nil:
+		return fmt.Errorf("zlib: %w after %d bytes", err, n)
+	case n != len(dst):
+		return fmt.Errorf("zlib: decoded %d bytes, want %d", n, len(dst))
 	}
 	return nil
 }
