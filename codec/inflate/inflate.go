@@ -69,25 +69,27 @@ const (
 
 // A table entry packs what a code means and how long it is:
 //
-//	bits  0–3   n: the bits of the code at this level (within a subtable, those past the root's)
-//	bits  4–7   extra bits that follow the code (lengths, distances), or a subtable's index bits
-//	bits  8–10  kind
+//	bits  0–7   the bits to consume: the code's (at this level: within a subtable, those
+//	            past the root's) and the extra bits that follow it; for a subtable pointer,
+//	            the root's
+//	bits  8–11  the code's own bits at this level; for a subtable pointer, its index bits
+//	bit  12     end of block (with bit 14)
+//	bit  13     a subtable pointer (with bit 14)
+//	bit  14     exceptional: end of block, subtable pointer or invalid code
+//	bit  15     a literal
 //	bits 16–31  value: the literal byte, the base of a length or distance, or a subtable's start
+//
+// A length or distance is then value + (the consumed bits >> the code's bits).
 const (
-	kindLiteral = iota // also: a distance, in distance tables
-	kindLength
-	kindEnd
-	kindSub
-	kindInvalid
+	flagEnd         = 1 << 12
+	flagSub         = 1 << 13
+	flagExceptional = 1 << 14
+	flagLiteral     = 1 << 15
 )
 
-const kindDist = kindLiteral
-
-func entry(kind, value, extra, n uint32) uint32 {
-	return value<<16 | kind<<8 | extra<<4 | n
+func entry(flags, value, extra, n uint32) uint32 {
+	return value<<16 | flags | n<<8 | (n + extra)
 }
-
-const invalidEntry = kindInvalid << 8
 
 // Bases and extra bits of the length symbols 257…285 and distance symbols
 // 0…29 (RFC 1951, 3.2.5).
@@ -98,26 +100,28 @@ var (
 	distExtra   = [30]uint8{0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13}
 )
 
+const invalidEntry = flagExceptional
+
 func litlenEntry(sym int, n uint32) uint32 {
 	switch {
 	case sym < 256:
-		return entry(kindLiteral, uint32(sym), 0, n)
+		return entry(flagLiteral, uint32(sym), 0, n)
 	case sym == 256:
-		return entry(kindEnd, 0, 0, n)
+		return entry(flagExceptional|flagEnd, 0, 0, n)
 	case sym < 286:
-		return entry(kindLength, uint32(lengthBase[sym-257]), uint32(lengthExtra[sym-257]), n)
+		return entry(0, uint32(lengthBase[sym-257]), uint32(lengthExtra[sym-257]), n)
 	}
-	return invalidEntry | n
+	return entry(invalidEntry, 0, 0, n)
 }
 
 func distEntry(sym int, n uint32) uint32 {
 	if sym < 30 {
-		return entry(kindDist, uint32(distBase[sym]), uint32(distExtra[sym]), n)
+		return entry(0, uint32(distBase[sym]), uint32(distExtra[sym]), n)
 	}
-	return invalidEntry | n
+	return entry(invalidEntry, 0, 0, n)
 }
 
-func precodeEntry(sym int, n uint32) uint32 { return entry(kindLiteral, uint32(sym), 0, n) }
+func precodeEntry(sym int, n uint32) uint32 { return entry(0, uint32(sym), 0, n) }
 
 // buildTable fills table with the canonical Huffman code of lens (a code
 // length per symbol, 0 for none) for lookup by rootBits bits, and returns
@@ -192,7 +196,7 @@ func buildTable(table []uint32, lens []uint8, rootBits uint, mean func(sym int, 
 		}
 		if p := rev & (1<<rootBits - 1); p != prefix {
 			prefix = p
-			root[p] = entry(kindSub, uint32(free), uint32(subBits), uint32(rootBits))
+			root[p] = uint32(free)<<16 | flagExceptional | flagSub | uint32(subBits)<<8 | uint32(rootBits)
 			sub = table[free : free+1<<subBits]
 			free += 1 << subBits
 		}
@@ -398,10 +402,10 @@ func (d *decoder) dynamicTables() error {
 			}
 		}
 		e := d.precode[d.bits&(1<<precodeBits-1)]
-		if e>>8&7 == kindInvalid {
+		if e&flagExceptional != 0 {
 			return d.corrupt("invalid code length")
 		}
-		d.take(uint(e & 15))
+		d.take(uint(e & 0xff))
 		sym := e >> 16
 		if sym < 16 {
 			lens[i] = uint8(sym)
@@ -464,30 +468,44 @@ func buildPrecode(table []uint32, lens []uint8) bool {
 func (d *decoder) block(dst []byte, o, start int, lt *[litlenSize]uint32, dt *[distSize]uint32) (int, error) {
 	src, pos, bitbuf, nbits := d.src, d.pos, d.bits, d.nbits
 	defer func() { d.pos, d.bits, d.nbits = pos, bitbuf, nbits }()
+	// next is the entry of the next code, looked up before the bits
+	// are refilled (to shorten the chain of dependent steps). That is
+	// right while refills read 8 bytes: bitbuf then holds the input's
+	// bits even above nbits, as many as were consumed since (at most 48)
+	// short of 64. Near the end of the input it is looked up again.
+	var next uint32
+	preloaded := false
 	for {
 		// At least 56 bits: enough for a length (15 + 5) and a distance
-		// (15 + 13), or for three literals of up to 15 bits.
+		// (15 + 13), or for two literals.
+		var e uint32
 		if pos+8 <= len(src) {
 			bitbuf |= binary.LittleEndian.Uint64(src[pos:]) << nbits
 			pos += int(63-nbits) >> 3
 			nbits |= 56
+			e = next
+			if !preloaded {
+				e = lt[bitbuf&(1<<litlenRootBits-1)]
+				preloaded = true
+			}
 		} else {
 			d.pos, d.bits, d.nbits = pos, bitbuf, nbits
 			if err := d.refill(); err != nil {
 				return o, err
 			}
 			pos, bitbuf, nbits = d.pos, d.bits, d.nbits
+			e = lt[bitbuf&(1<<litlenRootBits-1)]
 		}
-		e := lt[bitbuf&(1<<litlenRootBits-1)]
-		if e>>8&7 == kindSub {
+		if e&flagSub != 0 {
 			bitbuf >>= litlenRootBits
 			nbits -= litlenRootBits
-			e = lt[(e>>16+uint32(bitbuf)&(1<<(e>>4&15)-1))%litlenSize]
+			e = lt[(e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1))%litlenSize]
 		}
-		n := uint(e & 15)
-		bitbuf >>= n
+		saved := bitbuf
+		n := uint(e & 0xff)
+		bitbuf >>= n & 63
 		nbits -= n
-		if e>>8&7 == kindLiteral {
+		if e&flagLiteral != 0 {
 			if o >= len(dst) {
 				return o, ErrTooLong
 			}
@@ -496,51 +514,49 @@ func (d *decoder) block(dst []byte, o, start int, lt *[litlenSize]uint32, dt *[d
 			// A second literal with the bits left, when its code is in
 			// the root table.
 			e = lt[bitbuf&(1<<litlenRootBits-1)]
-			if e>>8&7 != kindLiteral {
+			if e&flagLiteral == 0 {
+				next = e
 				continue
 			}
 			if o >= len(dst) {
 				return o, ErrTooLong
 			}
-			n = uint(e & 15)
-			bitbuf >>= n
+			n = uint(e & 0xff)
+			bitbuf >>= n & 63
 			nbits -= n
 			dst[o] = byte(e >> 16)
 			o++
+			next = lt[bitbuf&(1<<litlenRootBits-1)]
 			continue
 		}
-		switch e >> 8 & 7 {
-		case kindEnd:
-			return o, nil
-		case kindInvalid:
+		if e&flagExceptional != 0 {
+			if e&flagEnd != 0 {
+				return o, nil
+			}
 			return o, d.corrupt("invalid literal/length code")
 		}
-		x := uint(e >> 4 & 15)
-		length := int(e>>16) + int(bitbuf&(1<<x-1))
-		bitbuf >>= x
-		nbits -= x
+		length := int(e>>16) + int(saved&(1<<(n&63)-1)>>(e>>8&15))
 		e = dt[bitbuf&(1<<distRootBits-1)]
-		if e>>8&7 == kindSub {
+		if e&flagSub != 0 {
 			bitbuf >>= distRootBits
 			nbits -= distRootBits
-			e = dt[(e>>16+uint32(bitbuf)&(1<<(e>>4&15)-1))%distSize]
+			e = dt[(e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1))%distSize]
 		}
-		n = uint(e & 15)
-		bitbuf >>= n
+		saved = bitbuf
+		n = uint(e & 0xff)
+		bitbuf >>= n & 63
 		nbits -= n
-		if e>>8&7 != kindDist {
+		if e&flagExceptional != 0 {
 			return o, d.corrupt("invalid distance code")
 		}
-		x = uint(e >> 4 & 15)
-		dist := int(e>>16) + int(bitbuf&(1<<x-1))
-		bitbuf >>= x
-		nbits -= x
+		dist := int(e>>16) + int(saved&(1<<(n&63)-1)>>(e>>8&15))
 		switch {
 		case dist > o-start:
 			return o, d.corrupt("distance too far back")
 		case length > len(dst)-o:
 			return o, ErrTooLong
 		}
+		next = lt[bitbuf&(1<<litlenRootBits-1)]
 		if dist >= 8 && length <= 16 && o+16 <= len(dst) {
 			// Most matches (in float chunks, four of five) are this
 			// short: two 8-byte moves, each from bytes already written.
