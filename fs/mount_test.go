@@ -140,6 +140,14 @@ func TestMountListing(t *testing.T) {
 	if n := stat(t, filepath.Join(mnt, "codecs", "gzip")).Sys().(*syscall.Stat_t).Nlink; n != 2 {
 		t.Errorf("array directory nlink %d, want 2", n)
 	}
+	// Block sizes: 1 MiB for files (the size of FUSE replies, for cat's
+	// reads), 32 KiB for directories (glibc's getdents64 buffer, which the
+	// kernel allocates for each READDIRPLUS).
+	for p, want := range map[string]int64{"": dirBlockSize, "codecs/gzip": dirBlockSize, "image/data": blockSize, "image/zarr.json": blockSize} {
+		if got := stat(t, filepath.Join(mnt, p)).Sys().(*syscall.Stat_t).Blksize; got != want {
+			t.Errorf("%s: st_blksize %d, want %d", p, got, want)
+		}
+	}
 	ino1 := stat(t, filepath.Join(mnt, "image", "data")).Sys().(*syscall.Stat_t).Ino
 	ino2 := stat(t, filepath.Join(mnt, "image", "data.npy")).Sys().(*syscall.Stat_t).Ino
 	if ino1 != ino("image", "data") || ino1 == ino2 {
