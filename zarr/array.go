@@ -513,6 +513,14 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 	// A sequential reader reads whole shards (cached, read ahead); a
 	// random one only the parts of shards it needs.
 	sequential := a.noteRead(off, n)
+	// A sequential reader's next chunks start loading now, beside this
+	// read's, unless the read may go straight to the store (rawReader):
+	// then only if it did not.
+	readAhead := sequential && a.cache != nil && !a.cache.noReadAhead
+	aheadStarted := readAhead && a.rawReader() == nil
+	if aheadStarted {
+		a.readAhead(e0, e1)
+	}
 	var direct bool
 	var err error
 	if off%item == 0 && n%item == 0 {
@@ -533,8 +541,10 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 	}
 	// Reads straight from the store need no read-ahead: the kernel reads
 	// ahead in the store's files.
-	if sequential && !direct && a.cache != nil && !a.cache.noReadAhead {
-		a.readAhead(e1, max(e1-e0, a.layout.chunkElems))
+	if readAhead && !direct {
+		if !aheadStarted {
+			a.readAhead(e0, e1)
+		}
 		a.dropBehind(e0, e1, 8*(e1-e0))
 	}
 	if n < int64(len(p)) {
@@ -634,28 +644,38 @@ func (a *Array) chunkLastElem(lin int64) int64 {
 // readAheadTimeout bounds one read-ahead load.
 const readAheadTimeout = time.Minute
 
-// readAhead loads, in the background and into the cache, the chunks that
-// hold the elements after e: enough for one chunk per core, at most a
-// quarter of the cache. Loads that cannot start at once are skipped.
-func (a *Array) readAhead(e, span int64) {
+// readAhead keeps the chunks after those of a read of the elements
+// [e0, e1) loading in the background, into the cache: one per core but
+// the read's own (at least one), at most a quarter of the cache,
+// in the order a sequential reader meets them (along C order: a row of
+// chunks when the array's rows cross many). Chunks cached or loading
+// already count; loads that cannot start at once are skipped.
+func (a *Array) readAhead(e0, e1 int64) {
 	c := a.cache
-	if c == nil || c.limit <= 0 || e >= a.layout.nelem {
+	if c == nil || c.limit <= 0 || e1 >= a.layout.nelem {
 		return
 	}
-	workers := int64(cap(c.prefetch))
+	// The read decodes its own chunks on one core; the read-ahead keeps
+	// the others busy.
+	workers := max(int64(cap(c.prefetch))-1, 1)
 	chunkBytes := max(a.layout.chunkElems*int64(max(a.dt.Size, 8)), 1)
 	maxChunks := min(workers, c.limit/4/chunkBytes)
 	if maxChunks <= 0 {
 		return
 	}
-	end := e + span*workers
-	if end > a.layout.nelem || end < e {
+	seen := map[int64]bool{} // this read's chunks, then those ahead
+	_ = a.runs(e0, e1, func(r run) error {
+		seen[r.chunk] = true
+		return nil
+	})
+	span := max(e1-e0, a.layout.chunkElems)
+	end := e1 + span*(workers+1)
+	if end > a.layout.nelem || end < e1 {
 		end = a.layout.nelem
 	}
 	var keys []string
-	seen := map[int64]bool{}
 	errStop := errors.New("enough")
-	_ = a.runs(e, end, func(r run) error { // errStop ends the walk early
+	_ = a.runs(e1, end, func(r run) error { // errStop ends the walk early
 		if !seen[r.chunk] {
 			seen[r.chunk] = true
 			keys = append(keys, a.chunkKeyAt(r.chunk))
@@ -666,7 +686,7 @@ func (a *Array) readAhead(e, span int64) {
 		return nil
 	})
 	for _, key := range keys {
-		if c.lookup(a.cacheKey(key)) != nil {
+		if c.present(a.cacheKey(key)) {
 			continue
 		}
 		select {

@@ -243,6 +243,15 @@ func (c *chunkCache) lookup(key string) *chunkValue {
 	return nil
 }
 
+// present reports whether key is cached or being loaded.
+func (c *chunkCache) present(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, cached := c.items[key]
+	_, loading := c.flights[key]
+	return cached || loading
+}
+
 // add caches v under key unless valid (when not nil) reports false.
 func (c *chunkCache) add(key string, v *chunkValue, valid func() bool) {
 	cost := v.cost()

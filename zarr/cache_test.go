@@ -40,7 +40,9 @@ func TestChunkDecodedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &keyCounter{Store: mem, gets: map[string]int{}}
-	h, err := Open(ctx, st, Options{})
+	// Without read-ahead: the readers' rows follow one another, and a
+	// sequential reader's next row of chunks would load too.
+	h, err := Open(ctx, st, Options{NoReadAhead: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +163,57 @@ func TestReadAhead(t *testing.T) {
 	}
 	if h.cache.lookup(a.cacheKey("a/c/7")) != nil {
 		t.Error("read ahead went further than one chunk per core")
+	}
+}
+
+// gatedStore holds back the Get of one key until another key has been
+// asked for (or a few seconds have passed, which fails the test).
+type gatedStore struct {
+	store.Store
+	held, until string
+	asked       chan struct{} // closed when until is asked for
+	once        sync.Once
+	timedOut    atomic.Bool
+}
+
+func (g *gatedStore) Get(ctx context.Context, key string) ([]byte, error) {
+	switch key {
+	case g.until:
+		g.once.Do(func() { close(g.asked) })
+	case g.held:
+		select {
+		case <-g.asked:
+		case <-time.After(5 * time.Second):
+			g.timedOut.Store(true)
+		}
+	}
+	return g.Store.Get(ctx, key)
+}
+
+// TestReadAheadStartsWithTheRead: a sequential reader's next chunk starts
+// loading while its current one still loads, not after (on two cores the
+// first chunks of a read then decode side by side).
+func TestReadAheadStartsWithTheRead(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	const chunk = 64 << 10 // the smallest read at offset 0 that starts a sequential reader
+	if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{4 * chunk}, ChunkShape: []int64{chunk}, DataType: "uint8", FillValue: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteAt(ctx, make([]byte, w.Size()), 0); err != nil {
+		t.Fatal(err)
+	}
+	st := &gatedStore{Store: mem, held: "a/c/0", until: "a/c/1", asked: make(chan struct{})}
+	n := openArrayNode(t, st, Options{})
+	if _, err := n.Array.ReadAt(ctx, make([]byte, chunk), 0); err != nil {
+		t.Fatal(err)
+	}
+	if st.timedOut.Load() {
+		t.Error("chunk 1 was not asked for while chunk 0 loaded")
 	}
 }
 
