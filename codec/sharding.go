@@ -8,10 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/zarrfs/zarrfs/internal/cores"
 )
 
 func init() {
@@ -928,10 +929,10 @@ func shardFetch(ctx context.Context, r RangeReader, pieces []shardPiece) ([][]by
 	return out, nil
 }
 
-// shardParallel calls f(0) … f(n-1) on up to GOMAXPROCS goroutines and
+// shardParallel calls f(0) … f(n-1) on up to cores.Workers() goroutines and
 // returns the first error.
 func shardParallel(n int, f func(i int) error) error {
-	workers := min(n, runtime.GOMAXPROCS(0))
+	workers := min(n, cores.Workers())
 	if workers <= 1 {
 		for i := range n {
 			if err := f(i); err != nil {

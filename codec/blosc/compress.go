@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -12,6 +11,8 @@ import (
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/zarrfs/zarrfs/internal/cores"
 )
 
 // Options configure Compress.
@@ -164,7 +165,7 @@ func (e *blockEncoder) compress(src []byte, bs int) (out []byte, ok bool) {
 	if HeaderSize+4*nblocks > e.maxBytes {
 		return nil, false
 	}
-	if workers := min(runtime.GOMAXPROCS(0), nblocks); len(src) >= ParallelThreshold && workers > 1 {
+	if workers := min(cores.Workers(), nblocks); len(src) >= ParallelThreshold && workers > 1 {
 		return e.compressParallel(src, bs, nblocks, workers)
 	}
 	out = make([]byte, HeaderSize+4*nblocks, e.maxBytes)

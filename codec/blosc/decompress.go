@@ -2,10 +2,11 @@ package blosc
 
 import (
 	"encoding/binary"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/zarrfs/zarrfs/internal/cores"
 )
 
 // ParallelThreshold is the number of decoded bytes from which Decompress
@@ -130,7 +131,7 @@ func decompress(h Header, dst, chunk []byte, off int, whole bool) error {
 		}
 		return nil
 	}
-	workers := min(runtime.GOMAXPROCS(0), last-first+1)
+	workers := min(cores.Workers(), last-first+1)
 	if len(dst) < ParallelThreshold || workers < 2 {
 		s := getScratch(h.BlockSize)
 		defer scratchPool.Put(s)
