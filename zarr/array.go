@@ -512,12 +512,14 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 	e0, e1 := off/item, (off+n-1)/item+1
 	// A sequential reader reads whole shards (cached, read ahead); a
 	// random one only the parts of shards it needs.
-	sequential := a.noteRead(off, n)
+	sequential, continues := a.noteRead(off, n)
 	// A sequential reader's next chunks start loading now, beside this
-	// read's, unless the read may go straight to the store (rawReader):
-	// then only if it did not.
+	// read's, when the read continues the reader's earlier ones and cannot
+	// go straight to the store (rawReader); otherwise once it is done.
+	// (The first read of a reader may be its only one: a read held up by
+	// the store, then given up, would otherwise leave loads behind it.)
 	readAhead := sequential && a.cache != nil && !a.cache.noReadAhead
-	aheadStarted := readAhead && a.rawReader() == nil
+	aheadStarted := readAhead && continues && a.rawReader() == nil
 	if aheadStarted {
 		a.readAhead(e0, e1)
 	}
@@ -556,23 +558,23 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 // maxStreams is how many sequential readers of one array are told apart.
 const maxStreams = 8
 
-// noteRead records a read of n bytes at off and reports whether it
-// continues a sequential reader: it starts where a recent read ended or,
-// being large, near there (the kernel sends the read-ahead requests of one
-// reader concurrently, so they arrive a little out of order); a large read
-// at offset 0 starts one.
-func (a *Array) noteRead(off, n int64) bool {
+// noteRead records a read of n bytes at off and reports whether it is a
+// sequential reader's, and whether it continues one: it starts where a
+// recent read ended or, being large, near there (the kernel sends the
+// read-ahead requests of one reader concurrently, so they arrive a little
+// out of order). A large read at offset 0 starts a sequential reader.
+func (a *Array) noteRead(off, n int64) (sequential, continues bool) {
 	a.streamMu.Lock()
 	defer a.streamMu.Unlock()
 	for i, end := range a.streams {
 		if end > 0 && off > 0 && (off == end || n >= seqMinRead && off >= end-8*n && off <= end+8*n) {
 			a.streams[i] = max(end, off+n)
-			return true
+			return true, true
 		}
 	}
 	a.streams[a.nextStream] = off + n
 	a.nextStream = (a.nextStream + 1) % maxStreams
-	return off == 0 && n >= seqMinRead
+	return off == 0 && n >= seqMinRead, false
 }
 
 // seqMinRead is the smallest read that counts as sequential when it starts

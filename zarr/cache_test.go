@@ -3,6 +3,7 @@ package zarr
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -190,30 +191,52 @@ func (g *gatedStore) Get(ctx context.Context, key string) ([]byte, error) {
 	return g.Store.Get(ctx, key)
 }
 
-// TestReadAheadStartsWithTheRead: a sequential reader's next chunk starts
-// loading while its current one still loads, not after (on two cores the
-// first chunks of a read then decode side by side).
+// TestReadAheadStartsWithTheRead: a read that continues a sequential
+// reader starts loading the chunk after its own while its own still loads,
+// not after (on two cores the chunks of a read then decode side by side).
 func TestReadAheadStartsWithTheRead(t *testing.T) {
 	ctx := context.Background()
 	mem := memory.New()
 	const chunk = 64 << 10 // the smallest read at offset 0 that starts a sequential reader
-	if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
-		t.Fatal(err)
-	}
-	w, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{4 * chunk}, ChunkShape: []int64{chunk}, DataType: "uint8", FillValue: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.WriteAt(ctx, make([]byte, w.Size()), 0); err != nil {
-		t.Fatal(err)
-	}
-	st := &gatedStore{Store: mem, held: "a/c/0", until: "a/c/1", asked: make(chan struct{})}
-	n := openArrayNode(t, st, Options{})
-	if _, err := n.Array.ReadAt(ctx, make([]byte, chunk), 0); err != nil {
-		t.Fatal(err)
+	writeReadPathArray(t, mem, ArrayMeta{Format: FormatV3, Shape: []int64{6 * chunk}, ChunkShape: []int64{chunk}, DataType: "uint8", FillValue: 0}, 5)
+	// The second read, of chunk 3 (within 8 reads of the first's end: the
+	// kernel's read-ahead requests arrive out of order), gets its chunk
+	// only once chunk 4 has been asked for.
+	st := &gatedStore{Store: mem, held: "a/c/3", until: "a/c/4", asked: make(chan struct{})}
+	n := openArrayNode(t, st, Options{Concurrency: 2})
+	for _, off := range []int64{0, 3 * chunk} {
+		if _, err := n.Array.ReadAt(ctx, make([]byte, chunk), off); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if st.timedOut.Load() {
-		t.Error("chunk 1 was not asked for while chunk 0 loaded")
+		t.Error("chunk 4 was not asked for while chunk 3 loaded")
+	}
+}
+
+// TestReadAheadNotBeforeFirstRead: a reader's first read does not start
+// loading the chunks after its own before it is done: it may be the only
+// read, and given up (a process killed while its read waits on a hung
+// store), and its read-ahead would then keep the store busy for nobody.
+func TestReadAheadNotBeforeFirstRead(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	const chunk = 64 << 10
+	writeReadPathArray(t, mem, ArrayMeta{Format: FormatV3, Shape: []int64{4 * chunk}, ChunkShape: []int64{chunk}, DataType: "uint8", FillValue: 0}, 7)
+	st := &keyCounter{Store: mem, gets: map[string]int{}}
+	n := openArrayNode(t, st, Options{Concurrency: 4})
+	rctx, cancel := context.WithCancel(ctx)
+	cancel() // the read gives up before it starts
+	if _, err := n.Array.ReadAt(rctx, make([]byte, chunk), 0); err == nil {
+		t.Fatal("a read with a cancelled context succeeded")
+	}
+	time.Sleep(50 * time.Millisecond) // a read-ahead load would have asked by now
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for key, n := range st.gets {
+		if strings.HasPrefix(key, "a/c/") && key != "a/c/0" {
+			t.Errorf("chunk %s, after the read's own, asked for %d times by a read given up", key, n)
+		}
 	}
 }
 
