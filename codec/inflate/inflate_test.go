@@ -11,6 +11,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -200,4 +201,104 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("compress/flate: %v; Decode: %d bytes, no error", wantErr, n)
 		}
 	})
+}
+
+// bitWriter writes a DEFLATE bit stream by hand, for streams no encoder
+// writes.
+type bitWriter struct {
+	out   []byte
+	nbits uint
+}
+
+// bits appends the n low bits of v, least significant first (header
+// fields, extra bits).
+func (w *bitWriter) bits(v uint32, n uint) {
+	for i := range n {
+		if w.nbits%8 == 0 {
+			w.out = append(w.out, 0)
+		}
+		w.out[len(w.out)-1] |= byte(v>>i&1) << (w.nbits % 8)
+		w.nbits++
+	}
+}
+
+// code appends an n-bit Huffman code, most significant bit first.
+func (w *bitWriter) code(c uint32, n uint) {
+	for i := int(n) - 1; i >= 0; i-- {
+		w.bits(c>>uint(i)&1, 1)
+	}
+}
+
+// fixedLiteral appends literal b (0–143) of the fixed code.
+func (w *bitWriter) fixedLiteral(b byte) { w.code(0x30+uint32(b), 8) }
+
+// fixedStart appends the header of a final block of the fixed code.
+func (w *bitWriter) fixedStart() { w.bits(1, 1); w.bits(1, 2) }
+
+// fixedEnd appends the end-of-block code (256: seven zero bits).
+func (w *bitWriter) fixedEnd() { w.code(0, 7) }
+
+// TestHandWritten decodes streams written bit by bit: matches of the
+// fixed code, and what no encoder writes (symbols 286 and 287, distance
+// codes 30 and 31, distances before the start of the output).
+func TestHandWritten(t *testing.T) {
+	var ok bitWriter // "ab", then length 4 (symbol 258) at distance 2 (code 1): "ababab"
+	ok.fixedStart()
+	ok.fixedLiteral('a')
+	ok.fixedLiteral('b')
+	ok.code(2, 7)
+	ok.code(1, 5)
+	ok.fixedEnd()
+	dst := make([]byte, 6)
+	if n, _, err := Decode(dst, ok.out); err != nil || string(dst[:n]) != "ababab" {
+		t.Fatalf("a fixed-code match: %q, %v", dst[:n], err)
+	}
+
+	for name, c := range map[string]struct {
+		write func(w *bitWriter)
+		want  string
+	}{
+		"distance before the start": {func(w *bitWriter) { w.code(1, 7); w.code(0, 5) }, "too far back"},
+		"literal/length symbol 286": {func(w *bitWriter) { w.code(0xc6, 8) }, "invalid literal/length"},
+		"literal/length symbol 287": {func(w *bitWriter) { w.code(0xc7, 8) }, "invalid literal/length"},
+		"distance code 30":          {func(w *bitWriter) { w.fixedLiteral('a'); w.code(1, 7); w.code(30, 5) }, "invalid distance"},
+		"distance code 31":          {func(w *bitWriter) { w.fixedLiteral('a'); w.code(1, 7); w.code(31, 5) }, "invalid distance"},
+	} {
+		var w bitWriter
+		w.fixedStart()
+		c.write(&w)
+		w.fixedEnd()
+		w.bits(0, 16) // enough input that the error is not its end
+		_, _, err := Decode(make([]byte, 64), w.out)
+		var ce *CorruptError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a CorruptError saying %q", name, err, c.want)
+		}
+		if _, ferr := stdlibInflate(w.out, 64); ferr == nil {
+			t.Errorf("%s: compress/flate decodes it", name)
+		}
+	}
+}
+
+// TestGzipMemberMatchesOwnOutput: a gzip member's matches reach back to
+// its own first byte, not into the member before it.
+func TestGzipMemberMatchesOwnOutput(t *testing.T) {
+	var first bytes.Buffer
+	zw := gzip.NewWriter(&first)
+	zw.Write([]byte("abc"))
+	zw.Close()
+	var w bitWriter // a match of 3 at distance 1, then "x"
+	w.fixedStart()
+	w.code(1, 7)
+	w.code(0, 5)
+	w.fixedLiteral('x')
+	w.fixedEnd()
+	second := append([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}, w.out...)
+	second = binary.LittleEndian.AppendUint32(second, 0) // CRC and size: never reached
+	second = binary.LittleEndian.AppendUint32(second, 4)
+	_, err := Gzip(make([]byte, 7), append(first.Bytes(), second...))
+	var ce *CorruptError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "too far back") {
+		t.Fatalf("a second member matching the first's bytes: %v", err)
+	}
 }
