@@ -10,7 +10,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
 
-	"github.com/zarrfs/zarrfs/codec/inflate"
+	"github.com/zarrfs/zarrfs/internal/inflate"
 )
 
 func init() {

@@ -11,7 +11,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
-	"github.com/zarrfs/zarrfs/codec/inflate"
+	"github.com/zarrfs/zarrfs/internal/inflate"
 )
 
 // Compressor is an inner codec, numbered as c-blosc numbers its cnames.

@@ -10,8 +10,9 @@
 //
 // Members may be Stored or Deflate-compressed. A range of a Stored member
 // is read without reading the rest of the member; a range of a Deflate
-// member decompresses up to its end. Whole reads are checked against the
-// member's CRC-32. Reads of member data honour the context, through
+// member decompresses up to its end, and a whole one is decoded in one
+// call into a buffer of its declared size (internal/inflate). Whole reads
+// are checked against the member's CRC-32. Reads of member data honour the context, through
 // ReadAtContext when the io.ReaderAt has it.
 //
 // # Root folder
@@ -43,6 +44,8 @@ import (
 	"github.com/klauspost/compress/flate"
 
 	"github.com/zarrfs/zarrfs/store"
+
+	"github.com/zarrfs/zarrfs/internal/inflate"
 )
 
 // Options configures Open and OpenFile.
@@ -339,6 +342,9 @@ func (s *Store) readDeflate(ctx context.Context, key string, m *member, start, e
 	if err != nil {
 		return nil, err
 	}
+	if whole {
+		return s.inflateWhole(ctx, key, m, sec, end)
+	}
 	var fr io.ReadCloser
 	if v := flateReaders.Get(); v != nil {
 		fr = v.(io.ReadCloser)
@@ -358,18 +364,29 @@ func (s *Store) readDeflate(ctx context.Context, key string, m *member, start, e
 	if _, err := io.ReadFull(fr, buf); err != nil {
 		return nil, s.readError(ctx, key, err)
 	}
-	if whole {
-		// The stream must end exactly here and match the CRC-32.
-		var one [1]byte
-		if n, err := fr.Read(one[:]); n != 0 || !errors.Is(err, io.EOF) {
-			if err == nil || errors.Is(err, io.EOF) {
-				return nil, fmt.Errorf("%s: %q: more data than the declared %d bytes: %w", s, key, len(buf), archivezip.ErrFormat)
-			}
-			return nil, s.readError(ctx, key, err)
-		}
-		if crc32.ChecksumIEEE(buf) != m.f.CRC32 {
-			return nil, fmt.Errorf("%s: %q: %w", s, key, archivezip.ErrChecksum)
-		}
+	return buf, nil
+}
+
+// inflateWhole reads the whole of Deflate member key, size bytes, from
+// its compressed bytes sec in one call (package inflate: into a buffer
+// of that size, which a stream of more cannot overrun), and checks its
+// length and CRC-32.
+func (s *Store) inflateWhole(ctx context.Context, key string, m *member, sec *io.SectionReader, size int64) ([]byte, error) {
+	comp := make([]byte, sec.Size())
+	if n, err := sec.ReadAt(comp, 0); n < len(comp) {
+		return nil, s.readError(ctx, key, err)
+	}
+	buf := make([]byte, size)
+	n, _, err := inflate.Decode(buf, comp)
+	switch {
+	case errors.Is(err, inflate.ErrTooLong):
+		return nil, fmt.Errorf("%s: %q: more data than the declared %d bytes: %w", s, key, len(buf), archivezip.ErrFormat)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %q: %w: %w", s, key, err, archivezip.ErrFormat)
+	case n < len(buf):
+		return nil, fmt.Errorf("%s: %q: %d bytes, not the declared %d: %w", s, key, n, len(buf), io.ErrUnexpectedEOF)
+	case crc32.ChecksumIEEE(buf) != m.f.CRC32:
+		return nil, fmt.Errorf("%s: %q: %w", s, key, archivezip.ErrChecksum)
 	}
 	return buf, nil
 }

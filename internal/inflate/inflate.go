@@ -1,7 +1,7 @@
 // Package inflate decodes DEFLATE streams (RFC 1951), bare or wrapped as
 // gzip (RFC 1952) or zlib (RFC 1950), whole: from one buffer into another
-// of exactly the size the caller expects, as a Zarr chunk's decoder knows
-// it. With all of the input at hand and the output's place fixed, it needs
+// of exactly the size the caller expects, as a Zarr chunk's decoder (or a
+// zip member's header) knows it. With all of the input at hand and the output's place fixed, it needs
 // no sliding window and no stream state: matches are copied within the
 // output, the input is read eight bytes at a time, and a stream that would
 // write past the end of the output stops there (ErrTooLong), so a
