@@ -13,7 +13,7 @@ in alternating rounds, and prints a Markdown table of medians and ratios:
 
 Environment (defaults in brackets):
   BENCH_DIR [/tmp/zarrfs-bench]  data cache   BENCH_MIB [512]         main array size
-  BENCH_ROUNDS [3]                            BENCH_SCALE_MIB [16,256,2048]
+  BENCH_ROUNDS [5]                            BENCH_SCALE_MIB [16,256,2048]
   BENCH_TREE [10000]                          BENCH_MOUNT_ARGS []     extra `zarrfs mount` flags
   BENCH_ONLY [main,scale,tree,pread] (gen: only generate)
   BENCH_PROFILE []  when set, every mount writes a CPU profile to BENCH_DIR/profile-STORE.prof          ZARRFS [bin/zarrfs]  BENCHDATA [bin/benchdata]
@@ -46,7 +46,7 @@ def env(name, default):
 
 BENCH_DIR = env("BENCH_DIR", "/tmp/zarrfs-bench")
 MIB = int(env("BENCH_MIB", "512"))
-ROUNDS = int(env("BENCH_ROUNDS", "3"))
+ROUNDS = int(env("BENCH_ROUNDS", "5"))
 SCALE = [int(s) for s in env("BENCH_SCALE_MIB", "16,256,2048").split(",") if s]
 TREE = int(env("BENCH_TREE", "10000"))
 MOUNT_ARGS = env("BENCH_MOUNT_ARGS", "").split()
