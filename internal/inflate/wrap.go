@@ -30,12 +30,16 @@ func (e *ChecksumError) Error() string {
 // are skipped, anything else must be another member. It returns the
 // number of bytes written, which is less than len(dst) when the members
 // decode to less; to more, ErrTooLong. Header checksums (FHCRC) are read
-// but not checked, as Python does not.
+// but not checked, as Python does not. No input at all is no members:
+// 0 bytes, as Python reads it.
 func Gzip(dst, src []byte) (int, error) {
 	d := decoders.Get().(*decoder)
 	defer decoders.Put(d)
 	o := 0
 	for first := true; ; first = false {
+		if first && len(src) == 0 {
+			return 0, nil
+		}
 		if !first {
 			for len(src) > 0 && src[0] == 0 {
 				src = src[1:]
