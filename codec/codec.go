@@ -163,6 +163,16 @@ type DecoderInto interface {
 	DecodeInto(dst, data []byte) error
 }
 
+// decodeNew is Decode of a known size for a DecoderInto: data decoded
+// into a new buffer of decodedSize bytes.
+func decodeNew(c DecoderInto, data []byte, decodedSize int) ([]byte, error) {
+	out := make([]byte, decodedSize)
+	if err := c.DecodeInto(out, data); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ArrayDecoderInto is implemented by ArrayToBytes codecs that can decode
 // a chunk into a buffer the caller provides (sharding: the inner chunks
 // straight into the shard's buffer), with DecoderInto's rules.

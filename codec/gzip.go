@@ -123,15 +123,6 @@ func (Gzip) DecodeInto(dst, data []byte) error {
 	return inflateResult("gzip", dst, n, err)
 }
 
-// decodeNew decodes data into a new buffer of decodedSize bytes.
-func decodeNew(c DecoderInto, data []byte, decodedSize int) ([]byte, error) {
-	out := make([]byte, decodedSize)
-	if err := c.DecodeInto(out, data); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // inflateResult turns what package inflate returns for a decode of n
 // bytes into dst into the codec's errors.
 func inflateResult(name string, dst []byte, n int, err error) error {

@@ -63,11 +63,7 @@ func (LZ4) Encode(data []byte) ([]byte, error) {
 // Decode implements BytesToBytes.
 func (c LZ4) Decode(data []byte, decodedSize int) ([]byte, error) {
 	if decodedSize >= 0 {
-		out := make([]byte, decodedSize)
-		if err := c.DecodeInto(out, data); err != nil {
-			return nil, err
-		}
-		return out, nil
+		return decodeNew(c, data, decodedSize)
 	}
 	if len(data) < 4 {
 		return nil, Corruptf("lz4", "%d bytes, too short for the size header", len(data))

@@ -132,11 +132,7 @@ func (Zstd) Decode(data []byte, decodedSize int) ([]byte, error) {
 		defer done()
 		return readExact(d, "zstd", -1)
 	}
-	out := make([]byte, decodedSize)
-	if err := (Zstd{}).DecodeInto(out, data); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return decodeNew(Zstd{}, data, decodedSize)
 }
 
 var _ DecoderInto = Zstd{}

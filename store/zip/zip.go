@@ -12,8 +12,8 @@
 // is read without reading the rest of the member; a range of a Deflate
 // member decompresses up to its end, and a whole one is decoded in one
 // call into a buffer of its declared size (internal/inflate). Whole reads
-// are checked against the member's CRC-32. Reads of member data honour the context, through
-// ReadAtContext when the io.ReaderAt has it.
+// are checked against the member's CRC-32. Reads of member data honour
+// the context, through ReadAtContext when the io.ReaderAt has it.
 //
 // # Root folder
 //
@@ -43,9 +43,8 @@ import (
 
 	"github.com/klauspost/compress/flate"
 
-	"github.com/zarrfs/zarrfs/store"
-
 	"github.com/zarrfs/zarrfs/internal/inflate"
+	"github.com/zarrfs/zarrfs/store"
 )
 
 // Options configures Open and OpenFile.
