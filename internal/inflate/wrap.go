@@ -1,6 +1,7 @@
 package inflate
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/adler32"
 	"hash/crc32"
@@ -36,18 +37,7 @@ func Gzip(dst, src []byte) (int, error) {
 	d := decoders.Get().(*decoder)
 	defer decoders.Put(d)
 	o := 0
-	for first := true; ; first = false {
-		if first && len(src) == 0 {
-			return 0, nil
-		}
-		if !first {
-			for len(src) > 0 && src[0] == 0 {
-				src = src[1:]
-			}
-			if len(src) == 0 {
-				return o, nil
-			}
-		}
+	for len(src) > 0 {
 		body, err := gzipHeader(src)
 		if err != nil {
 			return o, err
@@ -67,9 +57,10 @@ func Gzip(dst, src []byte) (int, error) {
 		if uint32(n) != binary.LittleEndian.Uint32(src[4:]) {
 			return o + n, &ChecksumError{"gzip", "length"}
 		}
-		src = src[8:]
+		src = bytes.TrimLeft(src[8:], "\x00") // padding
 		o += n
 	}
+	return o, nil
 }
 
 // gzip header flags (RFC 1952, 2.3.1).
