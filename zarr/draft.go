@@ -322,18 +322,11 @@ func parseDraftArray(l *draftLayout, name string, obj map[string]json.RawMessage
 		}
 	}
 	specs = append(filters, specs...)
-	chain := []v3Codec{}
-	for _, c := range specs {
-		chain = append(chain, c.v3JSON())
-	}
-	codecsJSON, err := json.Marshal(chain)
+	codecsJSON, err := v2ChainJSON(specs)
 	if err != nil {
-		return nil, fmt.Errorf("%w: codecs: %v", ErrInvalidMetadata, err)
+		return nil, err
 	}
-	fillRaw := obj["fill_value"]
-	if fillRaw == nil {
-		fillRaw = json.RawMessage("null")
-	}
+	fillRaw := rawFillValue(obj)
 	a := &Array{Shape: shape, ChunkShape: chunks, FillValue: fillRaw, Codecs: codecsJSON}
 	a.format = l.format
 	a.keys = chunkKeys{prefix: l.chunkPrefix, sep: sep, glued: true, dir: store.Join(l.dataRoot, p)}

@@ -458,6 +458,29 @@ func (c v2Codec) v3JSON() v3Codec {
 	return v3Codec{Name: c.id, Configuration: c.cfg}
 }
 
+// v2ChainJSON returns the codecs of a v1, v2 or draft array, first applied
+// on encoding first, as the JSON list of their v3 forms (Array.Codecs).
+func v2ChainJSON(chain []v2Codec) (json.RawMessage, error) {
+	list := make([]v3Codec, len(chain))
+	for i, c := range chain {
+		list[i] = c.v3JSON()
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return nil, fmt.Errorf("%w: codecs: %v", ErrInvalidMetadata, err)
+	}
+	return b, nil
+}
+
+// rawFillValue returns the fill_value member of a v1, v2 or draft array
+// document, or null when it has none.
+func rawFillValue(obj map[string]json.RawMessage) json.RawMessage {
+	if raw := obj["fill_value"]; raw != nil {
+		return raw
+	}
+	return json.RawMessage("null")
+}
+
 // bytesCodec returns the bytes codec for t stored with the given byte order.
 func bytesCodec(t dtype, bigEndian bool) (codec.Codec, error) {
 	if t.fields != nil {

@@ -82,18 +82,15 @@ func parseV1Array(doc []byte) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	chain := []v3Codec{}
+	var chain []v2Codec
 	if compressor != nil {
-		chain = append(chain, compressor.v3JSON())
+		chain = append(chain, *compressor)
 	}
-	codecsJSON, err := json.Marshal(chain)
+	codecsJSON, err := v2ChainJSON(chain)
 	if err != nil {
-		return nil, fmt.Errorf("%w: codecs: %v", ErrInvalidMetadata, err)
+		return nil, err
 	}
-	fillRaw := obj["fill_value"]
-	if fillRaw == nil {
-		fillRaw = json.RawMessage("null")
-	}
+	fillRaw := rawFillValue(obj)
 	a := &Array{Shape: shape, ChunkShape: chunks, FillValue: fillRaw, Codecs: codecsJSON}
 	a.format, a.keys = FormatV1, chunkKeys{sep: "."}
 	dt, err := parseV2DataType(obj["dtype"])

@@ -107,21 +107,15 @@ func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 		}
 		compressor = &c
 	}
-	chain := []v3Codec{}
-	for _, f := range filters {
-		chain = append(chain, f.v3JSON())
-	}
+	chain := filters
 	if compressor != nil {
-		chain = append(chain, compressor.v3JSON())
+		chain = append(chain, *compressor)
 	}
-	codecsJSON, err := json.Marshal(chain)
+	codecsJSON, err := v2ChainJSON(chain)
 	if err != nil {
-		return nil, fmt.Errorf("%w: codecs: %v", ErrInvalidMetadata, err)
+		return nil, err
 	}
-	fillRaw := obj["fill_value"]
-	if fillRaw == nil {
-		fillRaw = json.RawMessage("null")
-	}
+	fillRaw := rawFillValue(obj)
 	a := &Array{
 		Shape:          shape,
 		ChunkShape:     chunks,
