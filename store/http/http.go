@@ -31,7 +31,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/remote"
@@ -100,23 +99,10 @@ func New(rawURL string, opts Options) (*Store, error) {
 	shown.RawQuery, shown.User = "", nil
 	s.name = "http " + strings.TrimSuffix(shown.String(), "/")
 	if s.client == nil {
-		s.own = NewTransport(opts.Concurrency)
+		s.own = remote.NewTransport(opts.Concurrency)
 		s.client = &nethttp.Client{Transport: s.own}
 	}
 	return s, nil
-}
-
-// NewTransport returns a transport for a remote store: the default
-// transport's settings (proxy from the environment, dial and TLS
-// timeouts), with up to conns idle connections kept per host and no
-// transparent compression.
-func NewTransport(conns int) *nethttp.Transport {
-	t := nethttp.DefaultTransport.(*nethttp.Transport).Clone()
-	t.MaxIdleConns = max(conns*2, 100)
-	t.MaxIdleConnsPerHost = max(conns, 2)
-	t.DisableCompression = true
-	t.IdleConnTimeout = time.Minute
-	return t
 }
 
 func (s *Store) String() string { return s.name }

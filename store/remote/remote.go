@@ -1,9 +1,9 @@
 // Package remote holds what the network stores (store/http, store/s3) share:
 // the checks before a GET (BeforeGet), retrying transient failures with
 // bounded exponential backoff inside the caller's deadline, a limit on the
-// requests in flight, and an io.ReaderAt over a stored value read with range
+// requests in flight, an io.ReaderAt over a stored value read with range
 // requests (so that a .zip archive on a web server or in a bucket can be
-// opened by package zip).
+// opened by package zip), and the HTTP transport both use by default.
 package remote
 
 import (
@@ -16,6 +16,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"strconv"
 	"sync"
 	"syscall"
@@ -358,4 +359,17 @@ func (r *ReaderAt) block(ctx context.Context, i int64) ([]byte, error) {
 		return nil, err
 	}
 	return v.([]byte), nil
+}
+
+// NewTransport returns a transport for a remote store: the default
+// transport's settings (proxy from the environment, dial and TLS
+// timeouts), with up to conns idle connections kept per host and no
+// transparent compression.
+func NewTransport(conns int) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = max(conns*2, 100)
+	t.MaxIdleConnsPerHost = max(conns, 2)
+	t.DisableCompression = true
+	t.IdleConnTimeout = time.Minute
+	return t
 }

@@ -176,7 +176,7 @@ func New(bucket, prefix string, opts Options) (*Store, error) {
 	}
 	transport := opts.Transport
 	if transport == nil {
-		s.own = newTransport(opts.Concurrency)
+		s.own = remote.NewTransport(opts.Concurrency)
 		transport = s.own
 	}
 	lookup := minio.BucketLookupAuto
@@ -192,14 +192,6 @@ func New(bucket, prefix string, opts Options) (*Store, error) {
 	}
 	s.core = minio.Core{Client: c}
 	return s, nil
-}
-
-func newTransport(conns int) *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = max(conns*2, 100)
-	t.MaxIdleConnsPerHost = max(conns, 2)
-	t.DisableCompression = true
-	return t
 }
 
 func (s *Store) String() string { return s.name }
