@@ -23,7 +23,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -240,18 +239,6 @@ func New(name string, cfg Config) (Codec, error) {
 		return nil, fmt.Errorf("codec %s: %w", name, err)
 	}
 	return c, nil
-}
-
-// Names returns every registered name, sorted.
-func Names() []string {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // Registered reports whether name is registered.

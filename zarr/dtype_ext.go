@@ -363,16 +363,6 @@ func swapField(b []byte, f structField) {
 	}
 }
 
-// hasBigEndian reports whether a field of fields is stored big-endian.
-func hasBigEndian(fields []structField) bool {
-	for _, f := range fields {
-		if f.fields != nil && hasBigEndian(f.fields) || f.fields == nil && f.leaf.bigEndian && f.leaf.Size > 1 {
-			return true
-		}
-	}
-	return false
-}
-
 // structBytes is the array→bytes codec of v2 (and v1, draft) records:
 // packed records whose fields each keep the byte order their typestr
 // gives, turned into little-endian fields.

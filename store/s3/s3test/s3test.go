@@ -10,13 +10,11 @@ package s3test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"go/build"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -168,12 +166,3 @@ func (s *Server) MakeBucket(name string) string {
 	}
 	return filepath.Join(s.Dir, name)
 }
-
-// Port returns the server's port.
-func (s *Server) Port() int {
-	_, p, _ := net.SplitHostPort(s.Addr)
-	n, _ := strconv.Atoi(p)
-	return n
-}
-
-func (s *Server) String() string { return fmt.Sprintf("versitygw at %s (%s)", s.Endpoint, s.Dir) }
