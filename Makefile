@@ -10,6 +10,8 @@ DEBS     := fuse3 attr python3-zarr python3-numcodecs python3-numpy nodejs npm g
 FUZZITERS   ?= 5000
 FUZZTIME    ?= 1m
 FUZZMINTIME ?= 5s
+# deadcode's version (golang.org/x/tools), for make lint.
+DEADCODE    := v0.52.0
 # stress: how long the 32-reader stress test runs (10 s in make test) and
 # how many operations the fsx check draws (100,000 in make test).
 STRESS_DURATION ?= 60s
@@ -37,10 +39,14 @@ deps:
 	@if [ ! -d $(JSDIR)/node_modules ]; then cd $(JSDIR) && npm ci --no-audit --no-fund; fi
 	@command -v versitygw >/dev/null || [ -x "$$($(GO) env GOPATH)/bin/versitygw" ] || $(GO) install github.com/versity/versitygw/cmd/versitygw@v1.8.0
 
+# lint: go vet, gofmt, and no function that nothing (no command, no test)
+# calls (golang.org/x/tools' deadcode, fetched through the module proxy).
 lint:
 	$(GO) vet $(PKGS)
 	@out="$$(gofmt -l $$($(GO) list -f '{{.Dir}}' $(PKGS)))"; \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out="$$($(GO) run golang.org/x/tools/cmd/deadcode@$(DEADCODE) -test $(PKGS))"; \
+	if [ -n "$$out" ]; then echo "dead code:"; echo "$$out"; exit 1; fi
 
 # -count=1: the integration tests build and run the binary in subprocesses,
 # which Go's test cache cannot see, so a cached pass could be stale.
