@@ -161,6 +161,13 @@ func (c *chunkCache) get(ctx context.Context, key string, load loader) (*chunkVa
 		}
 		delete(c.timedOut, key)
 	}
+	if err := ctx.Err(); err != nil {
+		// A reader that has gone already starts no load, and joins none:
+		// with a load quick enough to be done before the select below,
+		// it would otherwise get the chunk or the error by chance.
+		c.mu.Unlock()
+		return nil, err
+	}
 	f := c.flights[key]
 	if f == nil {
 		// The load has a context of its own, not the first reader's
