@@ -27,7 +27,8 @@ type bufPool struct {
 const poolMin = 64 << 10
 
 // poolLimit bounds the bytes of free buffers kept: a few chunks per core
-// of the usual sizes (1–8 MiB), small beside the cache.
+// of the usual sizes (1–8 MiB), small beside the cache. Open lowers it to
+// a quarter of a smaller cache (limitTo).
 const poolLimit = 32 << 20
 
 // bufs is the pool of every array.
@@ -88,6 +89,25 @@ func (p *bufPool) put(b []byte) {
 	}
 	p.free[c] = append(p.free[c], b[:c])
 	p.bytes += int64(c)
+}
+
+// limitTo lowers the bytes of free buffers p keeps to n at most (none
+// when n ≤ 0), letting go of those beyond. The pool serves every
+// hierarchy of the process, so the smallest limit asked for stays: the
+// memory a mount may use is bounded by its cache's size (Options), and a
+// pool the size of a small cache would double it.
+func (p *bufPool) limitTo(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.limit = max(min(p.limit, n), 0)
+	for c, l := range p.free {
+		for len(l) > 0 && p.bytes > p.limit {
+			l[len(l)-1] = nil
+			l = l[:len(l)-1]
+			p.bytes -= int64(c)
+		}
+		p.free[c] = l
+	}
 }
 
 // overlaps reports whether a and b share memory (within their capacities).

@@ -3,6 +3,8 @@ package zarr
 import (
 	"context"
 	"testing"
+
+	"github.com/zarrfs/zarrfs/store/memory"
 )
 
 func init() {
@@ -42,6 +44,62 @@ func TestBufPoolBounded(t *testing.T) {
 	p.put(make([]byte, 3<<20+5)) // not a size class: not kept
 	if p.bytes != 2<<20 {
 		t.Errorf("pool holds %d bytes, want 2 MiB", p.bytes)
+	}
+}
+
+// TestBufPoolLimitTo: lowering the limit lets go of the free buffers
+// beyond it at once and bounds what put keeps after; a higher limit asked
+// for later does not raise it again.
+func TestBufPoolLimitTo(t *testing.T) {
+	p := &bufPool{free: map[int][][]byte{}, limit: 16 << 20}
+	var got [][]byte
+	for range 6 {
+		got = append(got, p.get(2<<20))
+	}
+	for _, b := range got {
+		p.put(b)
+	}
+	if p.bytes != 12<<20 {
+		t.Fatalf("pool holds %d bytes, want 12 MiB", p.bytes)
+	}
+	p.limitTo(5 << 20)
+	if p.bytes != 4<<20 || len(p.free[2<<20]) != 2 {
+		t.Errorf("after limitTo(5 MiB): %d bytes in %d buffers, want 4 MiB in 2", p.bytes, len(p.free[2<<20]))
+	}
+	p.limitTo(64 << 20)
+	if p.limit != 5<<20 {
+		t.Errorf("limitTo(64 MiB) after 5 MiB: limit %d, want 5 MiB", p.limit)
+	}
+	p.put(p.get(2 << 20))
+	p.put(make([]byte, 2<<20))
+	if p.bytes != 4<<20 {
+		t.Errorf("put beyond the lowered limit: pool holds %d bytes, want 4 MiB", p.bytes)
+	}
+	p.limitTo(-1)
+	if p.bytes != 0 || p.limit != 0 {
+		t.Errorf("limitTo(-1): %d bytes kept, limit %d; want none", p.bytes, p.limit)
+	}
+}
+
+// TestOpenLimitsPool: opening a hierarchy with a small cache lowers the
+// shared pool to a quarter of it (the stress test's 8 MiB cache kept up to
+// 32 MiB of free buffers, and its mount's peak RSS passed the bound).
+func TestOpenLimitsPool(t *testing.T) {
+	defer func(l int64) { bufs.mu.Lock(); bufs.limit = l; bufs.mu.Unlock() }(bufs.limit)
+	bufs.mu.Lock()
+	bufs.limit = poolLimit
+	bufs.mu.Unlock()
+	st := memory.New()
+	if err := CreateGroup(context.Background(), st, "", GroupMeta{Format: FormatV3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(context.Background(), st, Options{CacheSize: 8 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	bufs.mu.Lock()
+	defer bufs.mu.Unlock()
+	if bufs.limit != 2<<20 {
+		t.Errorf("pool limit %d after opening with an 8 MiB cache, want 2 MiB", bufs.limit)
 	}
 }
 
