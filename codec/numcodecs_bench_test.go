@@ -1,11 +1,7 @@
 package codec
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/zarrfs/zarrfs/internal/peertest"
@@ -67,43 +63,8 @@ func BenchmarkVsNumcodecs(b *testing.B) {
 		{"lz4", `{"id": "lz4", "acceleration": 1}`, LZ4{}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			dir := b.TempDir()
-			raw := filepath.Join(dir, "raw")
-			out := peertest.RunPython(b, numcodecsBenchProgram, raw, dir, c.config,
-				strconv.Itoa(numcodecsBenchMiB), strconv.Itoa(numcodecsChunkBytes))
-			theirs, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
-			if err != nil {
-				b.Fatalf("numcodecs timing %q: %v", out, err)
-			}
-			src, err := os.ReadFile(raw)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var chunks [][]byte
-			for i := 0; i*numcodecsChunkBytes < len(src); i++ {
-				chunk, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				chunks = append(chunks, chunk)
-			}
-			dst := make([]byte, len(src))
-			b.SetBytes(int64(len(src)))
-			b.ResetTimer()
-			for b.Loop() {
-				for i, chunk := range chunks {
-					if err := c.codec.DecodeInto(dst[i*numcodecsChunkBytes:min(len(dst), (i+1)*numcodecsChunkBytes)], chunk); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			b.StopTimer()
-			if !bytes.Equal(dst, src) {
-				b.Fatal("decoded bytes differ from the data numcodecs encoded")
-			}
-			ours := float64(len(src)) * float64(b.N) / b.Elapsed().Seconds() / 1e6
-			b.ReportMetric(theirs, "numcodecs-MB/s")
-			b.ReportMetric(ours/theirs, "x-numcodecs")
+			peertest.VsPeer(b, "numcodecs", numcodecsBenchProgram, numcodecsChunkBytes, c.codec.DecodeInto,
+				c.config, strconv.Itoa(numcodecsBenchMiB), strconv.Itoa(numcodecsChunkBytes))
 		})
 	}
 }

@@ -1,12 +1,8 @@
 package blosc
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/zarrfs/zarrfs/internal/peertest"
@@ -70,48 +66,13 @@ func BenchmarkVsCBlosc(b *testing.B) {
 	} {
 		name := fmt.Sprintf("%s+%s", c.cname, []string{"noshuffle", "shuffle", "bitshuffle"}[c.shuffle])
 		b.Run(name, func(b *testing.B) {
-			dir := b.TempDir()
-			raw := filepath.Join(dir, "raw")
-			out := peertest.RunPython(b, cbloscBenchProgram, raw, dir, c.cname, strconv.Itoa(c.shuffle),
-				strconv.Itoa(cbloscBenchMiB), strconv.Itoa(cbloscChunkBytes))
-			cblosc, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
-			if err != nil {
-				b.Fatalf("c-blosc timing %q: %v", out, err)
-			}
-			src, err := os.ReadFile(raw)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var chunks [][]byte
-			for i := 0; i*cbloscChunkBytes < len(src); i++ {
-				chunk, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				chunks = append(chunks, chunk)
-			}
-			dst := make([]byte, len(src))
-			b.SetBytes(int64(len(src)))
-			b.ResetTimer()
-			for b.Loop() {
-				for i, chunk := range chunks {
-					if err := Decompress(dst[i*cbloscChunkBytes:min(len(dst), (i+1)*cbloscChunkBytes)], chunk); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			b.StopTimer()
-			if !bytes.Equal(dst, src) {
-				b.Fatal("decoded bytes differ from the data c-blosc encoded")
-			}
-			mbps := float64(len(src)) * float64(b.N) / b.Elapsed().Seconds() / 1e6
-			b.ReportMetric(cblosc, "cblosc-MB/s")
-			b.ReportMetric(mbps/cblosc, "x-cblosc")
-			ratio := 0
+			chunks := peertest.VsPeer(b, "cblosc", cbloscBenchProgram, cbloscChunkBytes, Decompress,
+				c.cname, strconv.Itoa(c.shuffle), strconv.Itoa(cbloscBenchMiB), strconv.Itoa(cbloscChunkBytes))
+			stored := 0
 			for _, ch := range chunks {
-				ratio += len(ch)
+				stored += len(ch)
 			}
-			b.ReportMetric(float64(len(src))/float64(ratio), "ratio")
+			b.ReportMetric(float64(cbloscBenchMiB<<20)/float64(stored), "ratio")
 		})
 	}
 }
