@@ -15,11 +15,11 @@ const (
 )
 
 // numcodecsBenchProgram writes make bench's data (bench/gen.py: a smooth
-// field plus noise, rounded to 1/4096: moderately compressible float32)
-// in rows of 1024 elements, encodes it in chunks with
-// one numcodecs codec, times numcodecs' decoding of all chunks (best of 5,
-// one thread: the C library under the Python call) and prints the decoded
-// MB/s. The raw data and the chunks go to files for the Go side.
+// field plus noise, rounded to 1/4096: moderately compressible float32) in
+// rows of 1024 elements, encodes it in chunks with one numcodecs codec,
+// times numcodecs' decoding of all chunks (best of 5, one thread: the C
+// library under the Python call) and prints the decoded MB/s. The raw data
+// and the chunks go to files for the Go side (peertest.VsPeer).
 const numcodecsBenchProgram = `
 import sys, time, json
 import numpy as np, numcodecs
