@@ -25,15 +25,21 @@ func TestSizeClass(t *testing.T) {
 	}
 }
 
-func TestBufPoolBounded(t *testing.T) {
-	p := &bufPool{free: map[int][][]byte{}, limit: 5 << 20}
-	var got [][]byte
-	for range 4 {
-		got = append(got, p.get(2<<20))
+// getThenPut takes n buffers of size bytes from p, then gives them all
+// back (the pool keeps what its limit allows).
+func getThenPut(p *bufPool, n, size int) {
+	got := make([][]byte, n)
+	for i := range got {
+		got[i] = p.get(size)
 	}
 	for _, b := range got {
 		p.put(b)
 	}
+}
+
+func TestBufPoolBounded(t *testing.T) {
+	p := &bufPool{free: map[int][][]byte{}, limit: 5 << 20}
+	getThenPut(p, 4, 2<<20)
 	if p.bytes != 4<<20 {
 		t.Errorf("pool holds %d bytes, want 4 MiB (two buffers of 2 MiB)", p.bytes)
 	}
@@ -52,13 +58,7 @@ func TestBufPoolBounded(t *testing.T) {
 // for later does not raise it again.
 func TestBufPoolLimitTo(t *testing.T) {
 	p := &bufPool{free: map[int][][]byte{}, limit: 16 << 20}
-	var got [][]byte
-	for range 6 {
-		got = append(got, p.get(2<<20))
-	}
-	for _, b := range got {
-		p.put(b)
-	}
+	getThenPut(p, 6, 2<<20)
 	if p.bytes != 12<<20 {
 		t.Fatalf("pool holds %d bytes, want 12 MiB", p.bytes)
 	}
