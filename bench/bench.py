@@ -304,9 +304,10 @@ def bench_main(main, out):
             methods = ["python", "mount", "cat"]
             methods = methods[(rnd + i) % 3:] + methods[:(rnd + i) % 3]  # alternate the order
             for m in methods:
+                if m == "python" and s in V3:
+                    continue  # zarr-python 2.13 reads no final-spec v3
+                prewarm(size)
                 if m == "python":
-                    if s in V3:
-                        continue  # zarr-python 2.13 reads no final-spec v3
                     r = read("zarr", path, *(["crc"] if check else []))
                 elif m == "mount":
                     r = mount_read(path, check)
@@ -317,7 +318,9 @@ def bench_main(main, out):
                 res[m][s].append(r["s"])
                 cpu[m][s].append(r["cpu"])
             log("  %s: %s" % (s, " ".join("%s %.2fs (cpu %.2fs)" % (m, res[m][s][-1], cpu[m][s][-1]) for m in res if res[m][s])))
+        prewarm(size)
         ceil["fromfile"].append(read("fromfile", raw)["s"])
+        prewarm(size)
         ceil["cat"].append(timed("cat", raw))
     med = {m: {s: statistics.median(v) for s, v in d.items() if v} for m, d in res.items()}
     mcpu = {m: {s: statistics.median(v) for s, v in d.items() if v} for m, d in cpu.items()}
@@ -367,6 +370,7 @@ def bench_scale(out):
         rounds = ROUNDS if s <= 512 else max(1, min(ROUNDS, 2))
         times, peaks = [], []
         for _ in range(rounds):
+            prewarm(s << 20)
             r = mount_read(d)
             times.append(r["s"])
             peaks.append(r["peak"])
@@ -438,22 +442,31 @@ def machine():
             "- load at start: %s" % sh("uptime")]
 
 
-def warm_memory():
-    """Write the machine's free memory once (all but 1 GiB of MemFree), in a subprocess.
+def warm_memory(mib=None):
+    """Write mib MiB of the machine's free memory (all but 1 GiB of MemFree when None, and never
+    more) in a subprocess, then let it go. Returns the MiB written.
 
-    A virtual machine's memory is backed by the host when the guest first writes it: about
-    2 s per GiB was measured here (16 GiB took 33 s the first time, 6 s the second). Readers
-    that happened to get such memory for their 512 MiB result ran up to 10x slower (np.fromfile
-    of the uncompressed array: 0.13 s or 1.3 s), whichever method they were. Free memory only:
-    the page cache, where the stores are, is left alone. Returns the GiB written.
+    The machine is a virtual machine whose memory the host backs when the guest first writes it,
+    and takes back (virtio-balloon free page reporting, /sys/module/page_reporting) once the
+    guest has left it free for about 2 s: writing 1 GiB took 0.13 s with the memory just freed,
+    0.6 s after 2 s idle and 1.2-2.4 s after 5-10 s. A read whose result or page cache lands on
+    such memory ran up to 10x slower (np.fromfile of the uncompressed array: 0.13 s or 1.3 s),
+    whichever method. Memory written once at the start only helps the first reads, so every
+    timed read is preceded by prewarm: the read then gets memory the host has just backed.
     """
     with open("/proc/meminfo") as f:
-        free = next(int(line.split()[1]) for line in f if line.startswith("MemFree:")) >> 20
-    gib = max(free - 1, 0)
-    if gib:
+        free = next(int(line.split()[1]) for line in f if line.startswith("MemFree:")) >> 10
+    mib = max(min(free - 1024, free if mib is None else mib), 0)
+    if mib:
         subprocess.run([PY, "-c", "import numpy as np\n"
-                        "b = [np.ones(1 << 27) for _ in range(%d)]" % gib], check=True)
-    return gib
+                        "b = [np.ones(1 << 24) for _ in range(%d)]" % (mib // 128)], check=True)
+    return mib
+
+
+def prewarm(nbytes):
+    """warm_memory for a read of nbytes: its result, the mount's page cache of it, and room for
+    the daemon's or zarr-python's own buffers."""
+    warm_memory(3 * (nbytes >> 20) + 256)
 
 
 def main():
@@ -466,7 +479,8 @@ def main():
     warmed = warm_memory()
     out = ["## Run of %s UTC (BENCH_MIB=%d BENCH_ROUNDS=%d BENCH_SCALE_MIB=%s BENCH_TREE=%d)\n"
            % (time.strftime("%Y-%m-%d %H:%M", time.gmtime()), MIB, ROUNDS, ",".join(map(str, SCALE)), TREE)]
-    out += machine() + ["- free memory written once before measuring: %d GiB (see warm_memory)" % warmed, ""]
+    out += machine() + ["- free memory written once before measuring: %d GiB, and before each timed read three times"
+                        " what it reads (see warm_memory)" % (warmed >> 10), ""]
     if "main" in ONLY:
         bench_main(main_dir, out)
     if "scale" in ONLY:
