@@ -133,55 +133,57 @@ type allocGetter interface {
 // getStored returns the stored bytes of the chunk at key. When the store
 // reads into a buffer of the caller's, and the elements have a fixed size
 // (so that nothing decoded from it points into it), they lie in buf, a
-// buffer from bufs; buf is nil otherwise.
+// buffer from the array's pool; buf is nil otherwise.
 func (a *Array) getStored(ctx context.Context, key string) (data, buf []byte, err error) {
 	g, ok := a.st.(allocGetter)
 	if !ok || a.Variable() {
 		data, err = a.st.Get(ctx, key)
 		return data, nil, err
 	}
+	pool := a.cache.buffers()
 	data, err = g.GetAlloc(ctx, key, func(n int) []byte {
-		buf = bufs.get(n)
+		buf = pool.get(n)
 		return buf
 	})
 	if err != nil {
-		bufs.put(buf)
+		pool.put(buf)
 		return nil, nil, err
 	}
 	return data, buf, nil
 }
 
 // decodeFixed decodes the stored chunk data of fixed-size elements, which
-// lies in in when in is not nil (a buffer from bufs, which decodeFixed
-// takes over). Where the codecs allow it the chunk is decoded into a
-// pooled buffer, and an input the decoded chunk is part of becomes the
-// chunk's buffer: the value returned then holds a pooled buffer, with one
-// reference (the caller's).
+// lies in in when in is not nil (a buffer from the array's pool, which
+// decodeFixed takes over). Where the codecs allow it the chunk is decoded
+// into a pooled buffer, and an input the decoded chunk is part of becomes
+// the chunk's buffer: the value returned then holds a pooled buffer, with
+// one reference (the caller's).
 func (a *Array) decodeFixed(key string, data, in []byte) (*chunkValue, error) {
 	want := a.layout.chunkElems * int64(a.dt.Size)
+	pool := a.cache.buffers()
 	if a.pipe.CanDecodeInto() {
-		dst := bufs.get(int(want))
+		dst := pool.get(int(want))
 		err := a.pipe.DecodeInto(dst, data)
-		bufs.put(in)
+		pool.put(in)
 		if err != nil {
-			bufs.put(dst)
+			pool.put(dst)
 			return nil, a.chunkError(key, err)
 		}
-		return pooledValue(dst, dst), nil
+		return pooledValue(dst, dst, pool), nil
 	}
 	dec, err := a.pipe.Decode(data)
 	if err == nil && int64(len(dec)) != want {
 		err = codec.Corruptf("pipeline", "decoded %d bytes, want %d", len(dec), want)
 	}
 	if err != nil {
-		bufs.put(in)
+		pool.put(in)
 		return nil, a.chunkError(key, err)
 	}
 	if in != nil {
 		if overlaps(dec, in) {
-			return pooledValue(dec, in), nil
+			return pooledValue(dec, in, pool), nil
 		}
-		bufs.put(in)
+		pool.put(in)
 	}
 	return &chunkValue{fixed: dec}, nil
 }
@@ -531,12 +533,13 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 		}
 	} else {
 		// Whole elements, into a buffer of the pool (they overwrite it).
-		buf := bufs.get(int((e1 - e0) * item))
+		pool := a.cache.buffers()
+		buf := pool.get(int((e1 - e0) * item))
 		if direct, err = a.readDirect(ctx, buf, e0, e1); err == nil && !direct {
 			err = a.readElements(ctx, buf, e0, e1, !sequential, nil)
 		}
 		copy(p[:n], buf[off-e0*item:])
-		bufs.put(buf)
+		pool.put(buf)
 	}
 	if err != nil {
 		return 0, err

@@ -14,7 +14,7 @@ import (
 // The buffers it makes are backed ahead of their first write (hugemem),
 // which costs far less than faulting them in page by page.
 // It holds at most limit bytes; buffers beyond that are left to the
-// garbage collector.
+// garbage collector. Each chunk cache has its own (chunkCache.buffers).
 type bufPool struct {
 	mu    sync.Mutex
 	free  map[int][][]byte // by capacity (a size class)
@@ -26,13 +26,21 @@ type bufPool struct {
 // to allocate.
 const poolMin = 64 << 10
 
-// poolLimit bounds the bytes of free buffers kept: a few chunks per core
-// of the usual sizes (1–8 MiB), small beside the cache. Open lowers it to
-// a quarter of a smaller cache (limitTo).
+// poolLimit bounds the bytes of free buffers a pool keeps: a few chunks
+// per core of the usual sizes (1–8 MiB), small beside the default cache.
+// A smaller cache's pool keeps a quarter of its size (newChunkCache): the
+// memory a hierarchy may use is bounded by its cache's size (Options), and
+// a pool the size of a small cache would double it.
 const poolLimit = 32 << 20
 
-// bufs is the pool of every array.
-var bufs = &bufPool{free: map[int][][]byte{}, limit: poolLimit}
+// newBufPool returns a pool that keeps at most limit bytes of free buffers
+// (none when limit ≤ 0).
+func newBufPool(limit int64) *bufPool {
+	return &bufPool{free: map[int][][]byte{}, limit: max(limit, 0)}
+}
+
+// unpooled serves arrays without a cache: it keeps nothing.
+var unpooled = newBufPool(0)
 
 // poisonFreed makes put overwrite every buffer it is given (tests set it:
 // a reader still using a buffer it released then reads garbage, which
@@ -89,25 +97,6 @@ func (p *bufPool) put(b []byte) {
 	}
 	p.free[c] = append(p.free[c], b[:c])
 	p.bytes += int64(c)
-}
-
-// limitTo lowers the bytes of free buffers p keeps to n at most (none
-// when n ≤ 0), letting go of those beyond. The pool serves every
-// hierarchy of the process, so the smallest limit asked for stays: the
-// memory a mount may use is bounded by its cache's size (Options), and a
-// pool the size of a small cache would double it.
-func (p *bufPool) limitTo(n int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.limit = max(min(p.limit, n), 0)
-	for c, l := range p.free {
-		for len(l) > 0 && p.bytes > p.limit {
-			l[len(l)-1] = nil
-			l = l[:len(l)-1]
-			p.bytes -= int64(c)
-		}
-		p.free[c] = l
-	}
 }
 
 // overlaps reports whether a and b share memory (within their capacities).

@@ -38,7 +38,7 @@ func getThenPut(p *bufPool, n, size int) {
 }
 
 func TestBufPoolBounded(t *testing.T) {
-	p := &bufPool{free: map[int][][]byte{}, limit: 5 << 20}
+	p := newBufPool(5 << 20)
 	getThenPut(p, 4, 2<<20)
 	if p.bytes != 4<<20 {
 		t.Errorf("pool holds %d bytes, want 4 MiB (two buffers of 2 MiB)", p.bytes)
@@ -53,53 +53,54 @@ func TestBufPoolBounded(t *testing.T) {
 	}
 }
 
-// TestBufPoolLimitTo: lowering the limit lets go of the free buffers
-// beyond it at once and bounds what put keeps after; a higher limit asked
-// for later does not raise it again.
-func TestBufPoolLimitTo(t *testing.T) {
-	p := &bufPool{free: map[int][][]byte{}, limit: 16 << 20}
-	getThenPut(p, 6, 2<<20)
-	if p.bytes != 12<<20 {
-		t.Fatalf("pool holds %d bytes, want 12 MiB", p.bytes)
+// TestCachePoolLimit: a cache's pool keeps a quarter of the cache's size,
+// at most poolLimit (the stress test's 8 MiB cache once shared a pool that
+// kept up to 32 MiB of free buffers, and its mount's peak RSS passed the
+// bound).
+func TestCachePoolLimit(t *testing.T) {
+	for _, tc := range []struct{ cache, pool int64 }{
+		{8 << 20, 2 << 20},
+		{64 << 20, 16 << 20},
+		{1 << 30, poolLimit},
+		{0, 0},
+		{-1, 0},
+	} {
+		if got := newChunkCache(tc.cache).pool.limit; got != tc.pool {
+			t.Errorf("cache of %d bytes: pool limit %d, want %d", tc.cache, got, tc.pool)
+		}
 	}
-	p.limitTo(5 << 20)
-	if p.bytes != 4<<20 || len(p.free[2<<20]) != 2 {
-		t.Errorf("after limitTo(5 MiB): %d bytes in %d buffers, want 4 MiB in 2", p.bytes, len(p.free[2<<20]))
+	p := newChunkCache(8 << 20).pool
+	getThenPut(p, 3, 1<<20)
+	if p.bytes != 2<<20 {
+		t.Errorf("pool of an 8 MiB cache holds %d bytes, want 2 MiB", p.bytes)
 	}
-	p.limitTo(64 << 20)
-	if p.limit != 5<<20 {
-		t.Errorf("limitTo(64 MiB) after 5 MiB: limit %d, want 5 MiB", p.limit)
-	}
-	p.put(p.get(2 << 20))
-	p.put(make([]byte, 2<<20))
-	if p.bytes != 4<<20 {
-		t.Errorf("put beyond the lowered limit: pool holds %d bytes, want 4 MiB", p.bytes)
-	}
-	p.limitTo(-1)
-	if p.bytes != 0 || p.limit != 0 {
-		t.Errorf("limitTo(-1): %d bytes kept, limit %d; want none", p.bytes, p.limit)
+	if p := (*chunkCache)(nil).buffers(); p != unpooled || p.limit != 0 {
+		t.Errorf("no cache: pool %p limit %d, want unpooled, keeping nothing", p, p.limit)
 	}
 }
 
-// TestOpenLimitsPool: opening a hierarchy with a small cache lowers the
-// shared pool to a quarter of it (the stress test's 8 MiB cache kept up to
-// 32 MiB of free buffers, and its mount's peak RSS passed the bound).
-func TestOpenLimitsPool(t *testing.T) {
-	defer func(l int64) { bufs.mu.Lock(); bufs.limit = l; bufs.mu.Unlock() }(bufs.limit)
-	bufs.mu.Lock()
-	bufs.limit = poolLimit
-	bufs.mu.Unlock()
+// TestOpenPoolPerHierarchy: each hierarchy's pool is sized by its own
+// cache; one opened with a small cache does not shrink another's.
+func TestOpenPoolPerHierarchy(t *testing.T) {
+	ctx := context.Background()
 	st := memory.New()
-	if err := CreateGroup(context.Background(), st, "", GroupMeta{Format: FormatV3}); err != nil {
+	if err := CreateGroup(ctx, st, "", GroupMeta{Format: FormatV3}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(context.Background(), st, Options{CacheSize: 8 << 20}); err != nil {
+	big, err := Open(ctx, st, Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	bufs.mu.Lock()
-	defer bufs.mu.Unlock()
-	if bufs.limit != 2<<20 {
-		t.Errorf("pool limit %d after opening with an 8 MiB cache, want 2 MiB", bufs.limit)
+	small, err := Open(ctx, st, Options{CacheSize: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if big.cache.pool == small.cache.pool {
+		t.Fatal("two hierarchies share a pool")
+	}
+	if big.cache.pool.limit != poolLimit || small.cache.pool.limit != 2<<20 {
+		t.Errorf("pool limits %d (default cache) and %d (8 MiB cache), want %d and %d",
+			big.cache.pool.limit, small.cache.pool.limit, poolLimit, 2<<20)
 	}
 }
 
@@ -107,11 +108,13 @@ func TestOpenLimitsPool(t *testing.T) {
 // holds it goes back to the pool only when the reader releases it.
 func TestPooledValueHeldByReader(t *testing.T) {
 	c := newChunkCache(64 << 20)
-	buf := bufs.get(1 << 20)
+	buf := c.pool.get(1 << 20)
 	for i := range buf {
 		buf[i] = 7
 	}
-	load := func(context.Context) (*chunkValue, func() bool, error) { return pooledValue(buf, buf), nil, nil }
+	load := func(context.Context) (*chunkValue, func() bool, error) {
+		return pooledValue(buf, buf, c.pool), nil, nil
+	}
 	v, err := c.get(context.Background(), "k", load)
 	if err != nil {
 		t.Fatal(err)

@@ -30,18 +30,19 @@ type chunkValue struct {
 	index *codec.ShardIndex
 
 	// buf, when set, is the pooled buffer fixed lies in: it goes back to
-	// bufs when the last holder releases the value. refs counts the
+	// pool when the last holder releases the value. refs counts the
 	// holders: the cache while it keeps the value, and every reader
 	// between getting it (loadChunk, chunkCache.get) and release. A
 	// holder that never releases only keeps the buffer from the pool.
 	buf  []byte
+	pool *bufPool
 	refs atomic.Int32
 }
 
 // pooledValue returns a value holding the decoded chunk fixed, which lies
-// in buf (from bufs), with one reference: the caller's.
-func pooledValue(fixed, buf []byte) *chunkValue {
-	v := &chunkValue{fixed: fixed, buf: buf}
+// in buf (from pool), with one reference: the caller's.
+func pooledValue(fixed, buf []byte, pool *bufPool) *chunkValue {
+	v := &chunkValue{fixed: fixed, buf: buf, pool: pool}
 	v.refs.Store(1)
 	return v
 }
@@ -61,7 +62,7 @@ func (v *chunkValue) release() {
 	}
 	switch n := v.refs.Add(-1); {
 	case n == 0:
-		bufs.put(v.buf)
+		v.pool.put(v.buf)
 	case n < 0:
 		panic("zarr: chunk value released more often than acquired")
 	}
@@ -99,6 +100,10 @@ type chunkCache struct {
 	prefetch chan struct{}
 	// noReadAhead turns read-ahead and drop-behind off (Options.NoReadAhead).
 	noReadAhead bool
+
+	// pool keeps the buffers of the chunks let go of, for the next loads:
+	// a quarter of the cache's size at most (poolLimit).
+	pool *bufPool
 }
 
 // timeoutMemory is how long a chunk whose load timed out fails at once.
@@ -120,7 +125,16 @@ type cacheEntry struct {
 // newChunkCache returns a cache holding up to limit bytes (none when limit ≤ 0).
 func newChunkCache(limit int64) *chunkCache {
 	return &chunkCache{limit: limit, lru: list.New(), items: map[string]*list.Element{}, flights: map[string]*flight{}, timedOut: map[string]timeout{},
-		prefetch: make(chan struct{}, runtime.GOMAXPROCS(0))}
+		prefetch: make(chan struct{}, runtime.GOMAXPROCS(0)), pool: newBufPool(min(limit/4, poolLimit))}
+}
+
+// buffers returns the pool of the arrays using c: c's own, or one that
+// keeps nothing when there is no cache.
+func (c *chunkCache) buffers() *bufPool {
+	if c == nil {
+		return unpooled
+	}
+	return c.pool
 }
 
 // loader loads a chunk; it returns with it a check, run under the cache's

@@ -28,7 +28,6 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		size = DefaultCacheSize
 	}
 	h := &Hierarchy{st: st, cache: newChunkCache(size), nodes: map[string]*Node{}, loading: map[string]*nodeLoad{}, prefetched: map[string][]byte{}}
-	bufs.limitTo(size / 4) // free buffers kept: a quarter of the cache at most
 	h.cache.noReadAhead = opts.NoReadAhead
 	if opts.Concurrency > 0 {
 		h.cache.prefetch = make(chan struct{}, opts.Concurrency)
