@@ -22,8 +22,10 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: build
 
+# The binary is static (CGO_ENABLED=0): zarrfs needs no C, and the
+# standard library's net and os/user would otherwise link it to glibc.
 build:
-	$(GO) build -o $(BIN) ./cmd/zarrfs
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/zarrfs
 
 # deps installs the peers and tools the tests use, only what is missing
 # (node and npm count as present when the commands are, whoever packaged them).

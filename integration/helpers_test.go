@@ -43,12 +43,15 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(tmp)
 	tmpRoot = tmp
 	zarrfsBin = filepath.Join(tmp, "zarrfs")
-	args := []string{"build", "-o", zarrfsBin}
+	// Built as make build builds it: static, without cgo, but for the
+	// race detector, which needs cgo.
+	args, cgo := []string{"build", "-o", zarrfsBin}, "CGO_ENABLED=0"
 	if peertest.RaceBuild {
-		args = append(args, "-race")
+		args, cgo = append(args, "-race"), "CGO_ENABLED=1"
 	}
 	build := exec.Command("go", append(args, "./cmd/zarrfs")...)
 	build.Dir = peertest.RepoRoot()
+	build.Env = append(os.Environ(), cgo)
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "integration: building zarrfs: %v\n%s", err, out)
 		return 1
