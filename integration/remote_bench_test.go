@@ -23,7 +23,8 @@ import (
 // array from versitygw on loopback, directly and through a proxy adding
 // 20 ms to every request, with `zarrfs cat` and with dd on a mount. It
 // runs only with ZARRFS_REMOTE_BENCH=1 (ZARRFS_REMOTE_BENCH_MIB sets the
-// array's size, 256 by default) and logs the figures:
+// array's size, 256 by default; ZARRFS_REMOTE_BENCH_CONCURRENCY, when set,
+// is passed as --store-concurrency) and logs the figures:
 //
 //	ZARRFS_REMOTE_BENCH=1 go test -run RemoteThroughput -v ./integration/
 func TestRemoteThroughput(t *testing.T) {
@@ -77,13 +78,18 @@ func TestRemoteThroughput(t *testing.T) {
 	size := float64(rows * rowElems * 4)
 	t.Logf("array: %d MiB of float32 in %d chunks of %d KiB, zstd: %.1f MiB stored", mib, rows, rowElems>>8, float64(stored)/(1<<20))
 
+	var flags []string
+	if c := os.Getenv("ZARRFS_REMOTE_BENCH_CONCURRENCY"); c != "" {
+		flags = []string{"--store-concurrency", c}
+		t.Logf("--store-concurrency %s", c)
+	}
 	proxy := &remotetest.Proxy{Target: srv.Endpoint, Latency: 20 * time.Millisecond}
 	ps := httptest.NewServer(proxy)
 	defer ps.Close()
 
 	local := filepath.Join(srv.Dir, "bench", "t.zarr")
 	for _, ep := range []struct{ name, url string }{{"local directory (baseline)", ""}, {"loopback", srv.Endpoint}, {"+20ms per request", ps.URL}} {
-		args := []string{"cat", "--s3-endpoint", ep.url, "s3://bench/t.zarr", "a"}
+		args := append([]string{"cat", "--s3-endpoint", ep.url}, append(flags, "s3://bench/t.zarr", "a")...)
 		if ep.url == "" {
 			args = []string{"cat", local, "a"}
 		}
@@ -98,7 +104,8 @@ func TestRemoteThroughput(t *testing.T) {
 		if err != nil {
 			t.Fatalf("cat via %s: %v\n%s", ep.name, err, stderr.String())
 		}
-		t.Logf("zarrfs cat, %s: %.0f MB/s (%.2fs)", ep.name, size/d.Seconds()/1e6, d.Seconds())
+		t.Logf("zarrfs cat, %s: %.0f MB/s (%.2fs; %.2f CPU-s)", ep.name, size/d.Seconds()/1e6, d.Seconds(),
+			(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds())
 	}
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		return
@@ -108,12 +115,11 @@ func TestRemoteThroughput(t *testing.T) {
 		if ep.url == "" {
 			m = mountStore(t, local)
 		} else {
-			m = mountStore(t, "s3://bench/t.zarr", "--s3-endpoint", ep.url)
+			m = mountStore(t, "s3://bench/t.zarr", append([]string{"--s3-endpoint", ep.url}, flags...)...)
 		}
 		start := time.Now()
-		out := run(t, "dd", "if="+filepath.Join(m.dir, "a", "data"), "of=/dev/null", "bs=1M")
+		run(t, "dd", "if="+filepath.Join(m.dir, "a", "data"), "of=/dev/null", "bs=1M")
 		d := time.Since(start)
-		_ = out
 		t.Logf("dd bs=1M on the mount, %s: %.0f MB/s (%.2fs)", ep.name, size/d.Seconds()/1e6, d.Seconds())
 	}
 }
