@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/zarrfs/zarrfs/codec"
 )
@@ -232,7 +233,10 @@ func checkMemberNames(doc []byte) error {
 			}
 			if wantName {
 				name := doc[i+1 : j]
-				if escaped {
+				// Compare names as a JSON decoder reads them: escapes
+				// undone, and bytes that are not UTF-8 replaced by
+				// U+FFFD (so "\xd8" and "\xe1" are one name).
+				if escaped || !utf8.Valid(name) {
 					var s string
 					if err := json.Unmarshal(doc[i:j+1], &s); err != nil {
 						return err
