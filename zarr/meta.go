@@ -233,13 +233,12 @@ func checkMemberNames(doc []byte) error {
 			}
 			if wantName {
 				name := doc[i+1 : j]
-				// Compare names as a JSON decoder reads them: escapes
-				// undone, and bytes that are not UTF-8 replaced by
-				// U+FFFD (so "\xd8" and "\xe1" are one name).
+				// Compare names as a JSON decoder reads them
+				// (memberName): "\xd8" and "\xe1" are both U+FFFD.
 				if escaped || !utf8.Valid(name) {
-					var s string
-					if err := json.Unmarshal(doc[i:j+1], &s); err != nil {
-						return err
+					s, ok := memberName(doc[i : j+1])
+					if !ok {
+						return fmt.Errorf("member name %s is not a JSON string", doc[i:j+1])
 					}
 					name = []byte(s)
 				}
