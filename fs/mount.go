@@ -133,9 +133,9 @@ func newRawFS(h *zarr.Hierarchy, root *zarr.Node, cfg Config, logger *log.Logger
 			AllowOther:   cfg.AllowOther,
 			MaxWrite:     maxRead,
 			MaxReadAhead: maxRead,
-			// Replies are in memory; splicing them gains nothing, and
-			// a 1 MiB reply plus its header does not fit the default
-			// pipe, which go-fuse logs on every read.
+			// Replies are in memory: splicing them gains nothing (go-fuse
+			// would write a reply of one buffer into a pipe first).
+			// Splicing uncompressed chunk files saved 3-4% (BENCH.md).
 			DisableSplice: true,
 			DirectMount:   os.Geteuid() == 0,
 			MaxBackground: cmp.Or(cfg.MaxBackground, DefaultMaxBackground),
