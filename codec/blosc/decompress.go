@@ -131,8 +131,12 @@ func decompress(h Header, dst, chunk []byte, off int, whole bool) error {
 		}
 		return nil
 	}
-	workers := min(cores.Workers(), last-first+1)
-	if len(dst) < ParallelThreshold || workers < 2 {
+	workers, done := 1, func() {}
+	if len(dst) >= ParallelThreshold {
+		workers, done = cores.Split(last - first + 1)
+	}
+	defer done()
+	if workers < 2 {
 		s := getScratch(h.BlockSize)
 		defer scratchPool.Put(s)
 		for j := first; j <= last; j++ {

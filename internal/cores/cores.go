@@ -2,7 +2,10 @@
 // work across (the blocks of a Blosc chunk, the inner chunks of a shard).
 package cores
 
-import "runtime"
+import (
+	"runtime"
+	"sync/atomic"
+)
 
 // Workers returns the CPUs the process may run on, or GOMAXPROCS when that
 // is less. zarrfs mount runs more Go processors than CPUs, so that
@@ -10,3 +13,22 @@ import "runtime"
 // split into GOMAXPROCS parts there has more goroutines than CPUs to run
 // them, which then only take turns.
 func Workers() int { return min(runtime.GOMAXPROCS(0), runtime.NumCPU()) }
+
+// busy counts the goroutines running work split by Split.
+var busy atomic.Int64
+
+// Split returns how many goroutines work of n parts should run on: the
+// caller's, and one more for each CPU that no other split work holds, at
+// most n in all. Several pieces of work at once (a mount decoding the next
+// chunks beside the one asked for) then each run on their own goroutine
+// instead of taking turns on the same CPUs. done must be called once
+// the work is finished.
+func Split(n int) (workers int, done func()) {
+	if n <= 1 {
+		return max(n, 1), func() {}
+	}
+	free := int64(Workers()) - busy.Load()
+	workers = int(min(max(free, 1), int64(n)))
+	busy.Add(int64(workers))
+	return workers, func() { busy.Add(-int64(workers)) }
+}
