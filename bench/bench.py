@@ -443,8 +443,8 @@ def machine():
 
 
 def warm_memory(mib=None):
-    """Write mib MiB of the machine's free memory (all but 1 GiB of MemFree when None, and never
-    more) in a subprocess, then let it go. Returns the MiB written.
+    """Write mib MiB of the machine's free memory, rounded up to 128 MiB blocks (all but 1 GiB of
+    MemFree when None, and never more) in a subprocess, then let it go. Returns the MiB written.
 
     The machine is a virtual machine whose memory the host backs when the guest first writes it,
     and takes back (virtio-balloon free page reporting, /sys/module/page_reporting) once the
@@ -456,11 +456,13 @@ def warm_memory(mib=None):
     """
     with open("/proc/meminfo") as f:
         free = next(int(line.split()[1]) for line in f if line.startswith("MemFree:")) >> 10
-    mib = max(min(free - 1024, free if mib is None else mib), 0)
-    if mib:
+    room = max(free - 1024, 0)
+    # Written in blocks of 128 MiB: as many as cover mib, as fit in room.
+    blocks = room // 128 if mib is None else min(-(-mib // 128), room // 128)
+    if blocks:
         subprocess.run([PY, "-c", "import numpy as np\n"
-                        "b = [np.ones(1 << 24) for _ in range(%d)]" % (mib // 128)], check=True)
-    return mib
+                        "b = [np.ones(1 << 24) for _ in range(%d)]" % blocks], check=True)
+    return blocks * 128
 
 
 def prewarm(nbytes):
