@@ -134,7 +134,8 @@ func newRawFS(h *zarr.Hierarchy, root *zarr.Node, cfg Config, logger *log.Logger
 			MaxWrite:     maxRead,
 			MaxReadAhead: maxRead,
 			// Replies are in memory: splicing them gains nothing (go-fuse
-			// would write a reply of one buffer into a pipe first).
+			// would set up a pipe for each reply of one buffer, then give
+			// up and write it as usual).
 			// Splicing uncompressed chunk files saved 3-4% (BENCH.md).
 			DisableSplice: true,
 			DirectMount:   os.Geteuid() == 0,

@@ -17,12 +17,12 @@ func Workers() int { return min(runtime.GOMAXPROCS(0), runtime.NumCPU()) }
 // busy counts the goroutines running work split by Split.
 var busy atomic.Int64
 
-// Split returns how many goroutines work of n parts should run on: the
-// caller's, and one more for each CPU that no other split work holds, at
-// most n in all. Several pieces of work at once (a mount decoding the next
-// chunks beside the one asked for) then each run on their own goroutine
-// instead of taking turns on the same CPUs. done must be called once
-// the work is finished.
+// Split returns how many goroutines work of n parts should run on: one
+// for each CPU that no other split work holds, at least one (the caller's)
+// and at most n. Several pieces of work at once (a mount decoding the next
+// chunk beside the one asked for) then each run on their own goroutine
+// instead of taking turns on the same CPUs. Split never waits; done must
+// be called once the work is finished.
 func Split(n int) (workers int, done func()) {
 	if n <= 1 {
 		return max(n, 1), func() {}
