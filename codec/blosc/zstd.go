@@ -47,17 +47,21 @@ type fseTable struct {
 	state [1 << 9]fseEntry
 }
 
-// huffEntry is one entry of a Huffman decoding table: the symbol and the
-// length of its code.
-type huffEntry struct {
-	symbol uint8
-	nbBits uint8
-}
+// huffTableLog is the width of a Huffman decoding table's index: zstd's
+// longest code. Tables for shorter longest codes repeat each entry, so
+// that every table is indexed by the next 11 bits.
+const huffTableLog = 11
+
+// huffEntry is one entry of a Huffman decoding table: the symbol in the
+// low byte, the length of its code in the high one (one load for both).
+type huffEntry uint16
+
+func (e huffEntry) symbol() uint8 { return uint8(e) }
+func (e huffEntry) nbBits() uint8 { return uint8(e >> 8) }
 
 type zstdState struct {
 	lits    [zstdMaxBlockSize + 16]byte // 16 spare bytes for wide copies
-	huff    [1 << 11]huffEntry
-	huffLog uint8
+	huff    [1 << huffTableLog]huffEntry
 	huffOK  bool
 	ll      fseTable
 	of      fseTable
@@ -508,25 +512,89 @@ func (s *zstdState) literals(b []byte) ([]byte, int, error) {
 	if s1+s2+s3 > len(data) {
 		return nil, 0, errZstdFallback
 	}
-	if !s.huffStream(lits[:q], data[:s1]) ||
-		!s.huffStream(lits[q:2*q], data[s1:s1+s2]) ||
-		!s.huffStream(lits[2*q:3*q], data[s1+s2:s1+s2+s3]) ||
-		!s.huffStream(lits[3*q:], data[s1+s2+s3:]) {
+	if !s.huff4(lits, q, data[:s1], data[s1:s1+s2], data[s1+s2:s1+s2+s3], data[s1+s2+s3:]) {
 		return nil, 0, errZstdFallback
 	}
 	return lits, hdr + comp, nil
+}
+
+// huff4 decodes the four Huffman streams in0…in3 into out, q bytes each
+// but the last, which takes the rest. The streams are independent:
+// huff4Prefix decodes them side by side while all have 8 bytes left to
+// read, four chains of table lookups that the CPU runs at once (one
+// stream alone waits for each lookup before the next), and huffRest
+// decodes the rest of each and checks its end.
+func (s *zstdState) huff4(out []byte, q int, in0, in1, in2, in3 []byte) bool {
+	var br [4]bitReader
+	if !br[0].init(in0) || !br[1].init(in1) || !br[2].init(in2) || !br[3].init(in3) {
+		return false
+	}
+	i := huff4Prefix(&s.huff, out, q, &br)
+	return s.huffRest(out[i:q], br[0]) && s.huffRest(out[q+i:2*q], br[1]) &&
+		s.huffRest(out[2*q+i:3*q], br[2]) && s.huffRest(out[3*q+i:], br[3])
+}
+
+// huff4Go is huff4Prefix in Go: it decodes the first i symbols of each of
+// the four streams br (fresh from init) into out, q bytes apart, and
+// returns i, at most len(out)-3q; br is left where each stream stands.
+func huff4Go(t *[1 << huffTableLog]huffEntry, out []byte, q int, br *[4]bitReader) int {
+	b0, b1, b2, b3 := &br[0], &br[1], &br[2], &br[3]
+	o0, o1, o2, o3 := out[:q], out[q:2*q], out[2*q:3*q], out[3*q:]
+	// v holds a stream's unread bits at the top, c how many of the 8 bytes
+	// at in[off:] are read. Four symbols take at most 44 bits, so a
+	// reload after every four leaves enough.
+	v0, v1, v2, v3 := b0.value<<(b0.bitsRead&63), b1.value<<(b1.bitsRead&63), b2.value<<(b2.bitsRead&63), b3.value<<(b3.bitsRead&63)
+	c0, c1, c2, c3 := b0.bitsRead, b1.bitsRead, b2.bitsRead, b3.bitsRead
+	i := 0
+	for ; i+4 <= len(o3) && b0.off >= 8 && b1.off >= 8 && b2.off >= 8 && b3.off >= 8; i += 4 {
+		d0, d1, d2, d3 := o0[i:i+4:i+4], o1[i:i+4:i+4], o2[i:i+4:i+4], o3[i:i+4:i+4]
+		for k := range 4 {
+			// The mask lets the compiler drop its check of shifts by 64
+			// or more (which cannot happen).
+			e0 := t[v0>>(64-huffTableLog)]
+			e1 := t[v1>>(64-huffTableLog)]
+			e2 := t[v2>>(64-huffTableLog)]
+			e3 := t[v3>>(64-huffTableLog)]
+			d0[k], d1[k], d2[k], d3[k] = e0.symbol(), e1.symbol(), e2.symbol(), e3.symbol()
+			v0 <<= e0.nbBits() & 63
+			v1 <<= e1.nbBits() & 63
+			v2 <<= e2.nbBits() & 63
+			v3 <<= e3.nbBits() & 63
+			c0 += uint(e0.nbBits())
+			c1 += uint(e1.nbBits())
+			c2 += uint(e2.nbBits())
+			c3 += uint(e3.nbBits())
+		}
+		b0.off -= int(c0 >> 3)
+		b1.off -= int(c1 >> 3)
+		b2.off -= int(c2 >> 3)
+		b3.off -= int(c3 >> 3)
+		c0, c1, c2, c3 = c0&7, c1&7, c2&7, c3&7
+		v0 = binary.LittleEndian.Uint64(b0.in[b0.off:]) << c0
+		v1 = binary.LittleEndian.Uint64(b1.in[b1.off:]) << c1
+		v2 = binary.LittleEndian.Uint64(b2.in[b2.off:]) << c2
+		v3 = binary.LittleEndian.Uint64(b3.in[b3.off:]) << c3
+	}
+	if i > 0 {
+		b0.value, b0.bitsRead = binary.LittleEndian.Uint64(b0.in[b0.off:]), c0
+		b1.value, b1.bitsRead = binary.LittleEndian.Uint64(b1.in[b1.off:]), c1
+		b2.value, b2.bitsRead = binary.LittleEndian.Uint64(b2.in[b2.off:]), c2
+		b3.value, b3.bitsRead = binary.LittleEndian.Uint64(b3.in[b3.off:]), c3
+	}
+	return i
 }
 
 // huffStream decodes one Huffman stream into out, which it must fill
 // exactly.
 func (s *zstdState) huffStream(out, in []byte) bool {
 	var br bitReader
-	if !br.init(in) {
-		return false
-	}
+	return br.init(in) && s.huffRest(out, br)
+}
+
+// huffRest decodes the rest of a Huffman stream, from br on, into out,
+// which it must fill exactly.
+func (s *zstdState) huffRest(out []byte, br bitReader) bool {
 	t := &s.huff
-	log := s.huffLog
-	shift := 64 - uint(log)
 	i := 0
 	for ; i+4 <= len(out); i += 4 {
 		br.fill()
@@ -534,17 +602,17 @@ func (s *zstdState) huffStream(out, in []byte) bool {
 		// past the start, v reads zeros and finished fails.
 		v := br.value << br.bitsRead
 		for k := range 4 {
-			e := t[v>>shift&(1<<11-1)]
-			out[i+k] = e.symbol
-			v <<= e.nbBits
-			br.bitsRead += uint(e.nbBits)
+			e := t[v>>(64-huffTableLog)]
+			out[i+k] = e.symbol()
+			v <<= e.nbBits() & 63
+			br.bitsRead += uint(e.nbBits())
 		}
 	}
 	for ; i < len(out); i++ {
 		br.fill()
-		e := t[br.peek(log)]
-		out[i] = e.symbol
-		br.bitsRead += uint(e.nbBits)
+		e := t[br.peek(huffTableLog)]
+		out[i] = e.symbol()
+		br.bitsRead += uint(e.nbBits())
 	}
 	return br.finished()
 }
@@ -600,7 +668,7 @@ func (s *zstdState) readHuffman(b []byte) (int, error) {
 	}
 	maxBits := bits.Len(uint(sum))
 	rest := 1<<maxBits - sum
-	if rest&(rest-1) != 0 || maxBits > 11 {
+	if rest&(rest-1) != 0 || maxBits > huffTableLog {
 		return 0, errZstdFallback
 	}
 	w[nw] = uint8(bits.Len(uint(rest)))
@@ -629,19 +697,19 @@ func (s *zstdState) readHuffman(b []byte) (int, error) {
 		rankStart[x] = pos
 		pos += c
 	}
+	scale := huffTableLog - maxBits
 	for sym, x := range w[:nsym] {
 		if x == 0 {
 			continue
 		}
 		size := 1 << (x - 1)
-		e := huffEntry{symbol: uint8(sym), nbBits: uint8(maxBits + 1 - int(x))}
-		run := s.huff[rankStart[x] : rankStart[x]+size]
+		e := huffEntry(sym | (maxBits+1-int(x))<<8)
+		run := s.huff[rankStart[x]<<scale : (rankStart[x]+size)<<scale]
 		for i := range run {
 			run[i] = e
 		}
 		rankStart[x] += size
 	}
-	s.huffLog = uint8(maxBits)
 	s.huffOK = true
 	return n, nil
 }
