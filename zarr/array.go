@@ -651,10 +651,14 @@ const readAheadTimeout = time.Minute
 
 // readAhead keeps the chunks after those of a read of the elements
 // [e0, e1) loading in the background, into the cache: one per core but
-// the read's own (at least one), at most a quarter of the cache,
-// in the order a sequential reader meets them (along C order: a row of
-// chunks when the array's rows cross many). Chunks cached or loading
-// already count; loads that cannot start at once are skipped.
+// the read's own (at least one). A C-order reader meets chunks in the
+// order of their linear index (chunk (i, j) before (i, j+1) and (i+1, 0)),
+// so the chunks ahead are those after the chunk of the read's last
+// element, as far as the largest of one per core, a read's worth and a
+// slab of chunks along the first dimension (so the next row of chunks,
+// when the array's rows cross many, loads while the reader is still in
+// the current one), and at most a quarter of the cache. Chunks cached or
+// loading are passed over; loads that cannot start at once are skipped.
 func (a *Array) readAhead(e0, e1 int64) {
 	c := a.cache
 	if c == nil || c.limit <= 0 || e1 >= a.layout.nelem {
@@ -664,33 +668,11 @@ func (a *Array) readAhead(e0, e1 int64) {
 	// the others busy.
 	workers := max(int64(cap(c.prefetch))-1, 1)
 	chunkBytes := max(a.layout.chunkElems*int64(max(a.dt.Size, 8)), 1)
-	maxChunks := min(workers, c.limit/4/chunkBytes)
-	if maxChunks <= 0 {
-		return
-	}
-	seen := map[int64]bool{} // this read's chunks, then those ahead
-	_ = a.runs(e0, e1, func(r run) error {
-		seen[r.chunk] = true
-		return nil
-	})
-	span := max(e1-e0, a.layout.chunkElems)
-	end := e1 + span*(workers+1)
-	if end > a.layout.nelem || end < e1 {
-		end = a.layout.nelem
-	}
-	var keys []string
-	errStop := errors.New("enough")
-	_ = a.runs(e1, end, func(r run) error { // errStop ends the walk early
-		if !seen[r.chunk] {
-			seen[r.chunk] = true
-			keys = append(keys, a.chunkKeyAt(r.chunk))
-			if int64(len(keys)) >= maxChunks {
-				return errStop
-			}
-		}
-		return nil
-	})
-	for _, key := range keys {
+	ahead := min(max(workers, a.layout.slabChunks, (e1-e0)/a.layout.chunkElems), c.limit/4/chunkBytes)
+	last := a.layout.chunkOf(a.Shape, a.ChunkShape, e1-1)
+	end := min(last+1+ahead, a.layout.nchunks)
+	for lin, started := last+1, int64(0); lin < end && started < workers; lin++ {
+		key := a.chunkKeyAt(lin)
 		if c.present(a.cacheKey(key)) {
 			continue
 		}
@@ -699,6 +681,7 @@ func (a *Array) readAhead(e0, e1 int64) {
 		default:
 			return
 		}
+		started++
 		go func() {
 			defer func() { <-c.prefetch }()
 			ctx, cancel := context.WithTimeout(context.Background(), readAheadTimeout)

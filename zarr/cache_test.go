@@ -167,6 +167,39 @@ func TestReadAhead(t *testing.T) {
 	}
 }
 
+// TestReadAheadNextChunkRow: in an array whose rows cross many chunks, a
+// sequential reader in the first row of chunks has the next row's first
+// chunks loading long before it gets there (a C-order reader meets chunk
+// (1, 0) right after (0, 15)).
+func TestReadAheadNextChunkRow(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	const rows, cols = 4, 64 // a chunk; the array is 2 × 16 of them
+	writeReadPathArray(t, mem, ArrayMeta{Format: FormatV3, Shape: []int64{2 * rows, 16 * cols}, ChunkShape: []int64{rows, cols},
+		DataType: "uint8", FillValue: 0}, 9)
+	st := &keyCounter{Store: mem, gets: map[string]int{}}
+	n := openArrayNode(t, st, Options{Concurrency: 2})
+	row := make([]byte, 16*cols)
+	for r := range 2 { // rows 0 and 1 of the 4 in the first row of chunks
+		if _, err := n.Array.ReadAt(ctx, row, int64(r*len(row))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st.mu.Lock()
+		asked := st.gets["a/c/1/0"]
+		st.mu.Unlock()
+		if asked > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("chunk (1, 0) was not read ahead by a reader in the row of chunks before it")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // gatedStore holds back the Get of one key until another key has been
 // asked for (or a few seconds have passed, which fails the test).
 type gatedStore struct {

@@ -363,6 +363,10 @@ type chunkLayout struct {
 	nelem      int64   // elements in the array
 	size       int64   // bytes of the logical content (0 for variable-length types)
 	chunkElems int64   // elements in one chunk
+	nchunks    int64   // chunks in the grid
+	// slabChunks is the chunks of one step along the first dimension:
+	// those a C-order reader meets in one row of chunks.
+	slabChunks int64
 }
 
 func newChunkLayout(shape, chunks []int64, itemSize int) (chunkLayout, error) {
@@ -385,10 +389,29 @@ func newChunkLayout(shape, chunks []int64, itemSize int) (chunkLayout, error) {
 		return l, fmt.Errorf("%w: chunk shape %v of %d-byte elements is over the %d-byte chunk limit", ErrUnsupported, chunks, item, MaxChunkBytes)
 	}
 	l.grid = make([]int64, len(shape))
+	l.nchunks, l.slabChunks = 1, 1
 	for i := range shape {
 		l.grid[i] = ceilDiv(shape[i], chunks[i])
+		// No more chunks than elements (a chunk holds one at least, or
+		// the array none), so the products fit.
+		l.nchunks *= l.grid[i]
+		if i > 0 {
+			l.slabChunks *= l.grid[i]
+		}
 	}
 	return l, nil
+}
+
+// chunkOf returns the linear index of the chunk holding element e (a
+// C-order index into an array of the given shape and chunk shape).
+func (l chunkLayout) chunkOf(shape, chunks []int64, e int64) int64 {
+	var lin, stride int64 = 0, 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		lin += e % shape[i] / chunks[i] * stride
+		e /= shape[i]
+		stride *= l.grid[i]
+	}
+	return lin
 }
 
 // chunkKeys encodes chunk coordinates as store keys below the array.

@@ -375,3 +375,36 @@ func TestChunkKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkLayoutChunkOf checks chunkOf, nchunks and slabChunks against
+// the chunks that runs finds for every element of a few layouts.
+func TestChunkLayoutChunkOf(t *testing.T) {
+	for _, c := range []struct {
+		shape, chunks []int64
+		nchunks, slab int64
+	}{
+		{[]int64{10}, []int64{3}, 4, 1},
+		{[]int64{5, 7}, []int64{2, 3}, 9, 3},
+		{[]int64{4, 6}, []int64{4, 6}, 1, 1},
+		{[]int64{3, 5, 4}, []int64{2, 2, 3}, 12, 6},
+		{[]int64{}, []int64{}, 1, 1},
+	} {
+		l, err := newChunkLayout(c.shape, c.chunks, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.nchunks != c.nchunks || l.slabChunks != c.slab {
+			t.Errorf("shape %v, chunks %v: nchunks %d, slabChunks %d; want %d, %d", c.shape, c.chunks, l.nchunks, l.slabChunks, c.nchunks, c.slab)
+		}
+		a := &Array{Shape: c.shape, ChunkShape: c.chunks}
+		a.layout = l
+		for e := range l.nelem {
+			_ = a.runs(e, e+1, func(r run) error {
+				if got := l.chunkOf(c.shape, c.chunks, e); got != r.chunk {
+					t.Errorf("shape %v, chunks %v: element %d is in chunk %d, chunkOf says %d", c.shape, c.chunks, e, r.chunk, got)
+				}
+				return nil
+			})
+		}
+	}
+}
