@@ -360,11 +360,24 @@ func (a *Array) forRuns(ctx context.Context, e0, e1 int64, partial bool, apply f
 				perChunk[i] = append(perChunk[i], r)
 			}
 		}
+		// Chunks in the cache are taken here; the others are fetched, in
+		// parallel when there are several.
+		keys := make([]string, len(chunks))
+		var todo []int
+		for i, lin := range chunks {
+			keys[i] = a.chunkKeyAt(lin)
+			if a.cache != nil {
+				if vals[i] = a.cache.cached(a.cacheKey(keys[i])); vals[i] != nil {
+					continue
+				}
+			}
+			todo = append(todo, i)
+		}
 		fetch := func(ctx context.Context, i int) error {
-			key := a.chunkKeyAt(chunks[i])
+			key := keys[i]
 			var v *chunkValue
 			var err error
-			few := perChunk != nil && a.fewElements(perChunk[i]) && a.cache.lookup(a.cacheKey(key)) == nil
+			few := perChunk != nil && a.fewElements(perChunk[i])
 			switch {
 			case few && shard != nil:
 				v, err = a.loadRegion(ctx, shard, key, perChunk[i])
@@ -381,16 +394,18 @@ func (a *Array) forRuns(ctx context.Context, e0, e1 int64, partial bool, apply f
 				v.release()
 			}
 		}()
-		if len(chunks) == 1 {
+		switch len(todo) {
+		case 0:
+		case 1:
 			// Most reads need one chunk: fetch it here, not on a
 			// goroutine of its own.
-			if err := fetch(ctx, 0); err != nil {
+			if err := fetch(ctx, todo[0]); err != nil {
 				return err
 			}
-		} else {
+		default:
 			g, gctx := errgroup.WithContext(ctx)
 			g.SetLimit(workers)
-			for i := range chunks {
+			for _, i := range todo {
 				g.Go(func() error { return fetch(gctx, i) })
 			}
 			if err := g.Wait(); err != nil {

@@ -161,10 +161,7 @@ type flight struct {
 // reference to the value it returns (release it when done).
 func (c *chunkCache) get(ctx context.Context, key string, load loader) (*chunkValue, error) {
 	c.mu.Lock()
-	if e, ok := c.items[key]; ok {
-		c.lru.MoveToFront(e)
-		v := e.Value.(*cacheEntry).val
-		v.acquire()
+	if v := c.hitLocked(key); v != nil {
 		c.mu.Unlock()
 		return v, nil
 	}
@@ -250,6 +247,27 @@ func (c *chunkCache) rememberTimeout(key string, err error) {
 		}
 	}
 	c.timedOut[key] = timeout{err: err, until: now.Add(timeoutMemory)}
+}
+
+// cached returns the cached chunk for key, with a reference the caller
+// releases, or nil: a read takes the chunks it finds cached without a
+// goroutine each.
+func (c *chunkCache) cached(key string) *chunkValue {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hitLocked(key)
+}
+
+// hitLocked returns the cached chunk for key, with a reference, or nil;
+// c.mu is held.
+func (c *chunkCache) hitLocked(key string) *chunkValue {
+	if e, ok := c.items[key]; ok {
+		c.lru.MoveToFront(e)
+		v := e.Value.(*cacheEntry).val
+		v.acquire()
+		return v
+	}
+	return nil
 }
 
 // lookup returns the cached chunk for key, or nil, without a reference:
