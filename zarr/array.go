@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -44,10 +43,11 @@ type arrayState struct {
 	// writes counts chunk writes, so that a chunk loaded while one was
 	// written is not cached.
 	writes atomic.Uint64
-	// behind holds the chunks recent sequential reads used, dropped from
-	// the cache once the reader is past them (dropBehind).
+	// behind holds the chunks recent sequential reads used, each with
+	// its last element, dropped from the cache once the reader is past
+	// them (dropBehind).
 	behindMu sync.Mutex
-	behind   []int64
+	behind   map[int64]int64
 }
 
 var arrayIDs atomic.Uint64
@@ -600,40 +600,37 @@ func (a *Array) noteRead(off, n int64) (sequential, continues bool) {
 // are 128 KiB or more.
 const seqMinRead = 64 << 10
 
-// dropBehind remembers the chunks holding the elements [e0, e1) that a
-// sequential reader just read and drops from the cache those it
-// remembered that end between slack and 5 × slack elements before e0 (those
-// further behind belong to another, slower reader): the reader is
-// past them and the kernel keeps what it read in its page cache. Memory
-// then goes round between the chunks being decoded instead of filling the
-// cache with chunks nobody will ask for (fresh memory is slow to fault in).
+// dropBehind remembers the chunks a sequential reader's read of the
+// elements [e0, e1) used (those from the chunk of e0 to the chunk of
+// e1-1 in linear order: all a read of whole rows uses) and drops from the
+// cache those it remembered that end between slack and 5 × slack elements
+// before e0 (those further behind belong to another, slower reader): the
+// reader is past them and the kernel keeps what it read in its page cache.
+// Memory then goes round between the chunks being decoded instead of
+// filling the cache with chunks nobody will ask for (fresh memory is slow
+// to fault in).
 func (a *Array) dropBehind(e0, e1, slack int64) {
-	var touched []int64
-	last := int64(-1)
-	_ = a.runs(e0, e1, func(r run) error {
-		if r.chunk != last {
-			touched = append(touched, r.chunk)
-			last = r.chunk
-		}
-		return nil
-	})
+	first := a.layout.chunkOf(a.Shape, a.ChunkShape, e0)
+	last := a.layout.chunkOf(a.Shape, a.ChunkShape, e1-1)
 	var drop []int64
 	a.behindMu.Lock()
-	keep := a.behind[:0]
-	for _, c := range a.behind {
-		switch last := a.chunkLastElem(c); {
-		case last >= e0-slack:
-			keep = append(keep, c)
-		case last >= e0-5*slack:
+	for c, end := range a.behind {
+		switch {
+		case end >= e0-slack:
+			continue
+		case end >= e0-5*slack:
 			drop = append(drop, c)
 		}
 		// Chunks further behind are forgotten but left in the cache:
 		// they are another reader's, which this one overtook.
+		delete(a.behind, c)
 	}
-	a.behind = keep
-	for _, c := range touched {
-		if !slices.Contains(a.behind, c) && len(a.behind) < maxBehind {
-			a.behind = append(a.behind, c)
+	if a.behind == nil {
+		a.behind = map[int64]int64{}
+	}
+	for c := first; c <= last && len(a.behind) < maxBehind; c++ {
+		if _, ok := a.behind[c]; !ok {
+			a.behind[c] = a.layout.chunkLastElem(a.Shape, a.ChunkShape, c)
 		}
 	}
 	a.behindMu.Unlock()
@@ -644,22 +641,6 @@ func (a *Array) dropBehind(e0, e1, slack int64) {
 
 // maxBehind bounds the chunks dropBehind remembers.
 const maxBehind = 4096
-
-// chunkLastElem returns the C-order index in the array of the last
-// element of chunk lin.
-func (a *Array) chunkLastElem(lin int64) int64 {
-	r := len(a.Shape)
-	idx := make([]int64, r)
-	for i := r - 1; i >= 0; i-- {
-		idx[i] = lin % a.layout.grid[i]
-		lin /= a.layout.grid[i]
-	}
-	var e int64
-	for i := range r {
-		e = e*a.Shape[i] + min((idx[i]+1)*a.ChunkShape[i], a.Shape[i]) - 1
-	}
-	return e
-}
 
 // readAheadTimeout bounds one read-ahead load.
 const readAheadTimeout = time.Minute

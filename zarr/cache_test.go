@@ -200,6 +200,50 @@ func TestReadAheadNextChunkRow(t *testing.T) {
 	}
 }
 
+// TestDropBehind: a sequential reader's chunks leave the cache once the
+// reader is well past them, and those it is reading stay.
+func TestDropBehind(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		shape, chunks []int64
+		read          int // bytes per read
+		reads         int // sequential reads from offset 0
+		gone, kept    []string
+	}{
+		// Reads of one 1 KiB chunk each, 8 reads of slack (the first
+		// read, small and at 0, is not yet known to be sequential).
+		{"rows", []int64{64 << 10}, []int64{1 << 10}, 1 << 10, 32, []string{"a/c/1", "a/c/10", "a/c/20"}, []string{"a/c/24", "a/c/31"}},
+		// Rows of 16 chunks of 4 x 64 bytes, read a row at a time: chunk
+		// row 0 (rows 0-3) is more than 8 reads behind from row 12 on,
+		// chunk row 1 (rows 4-7) not yet at row 15.
+		{"tiles", []int64{32, 16 * 64}, []int64{4, 64}, 16 * 64, 16, []string{"a/c/0/1", "a/c/0/15"}, []string{"a/c/1/0", "a/c/1/15", "a/c/3/0", "a/c/3/15"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			mem := memory.New()
+			writeReadPathArray(t, mem, ArrayMeta{Format: FormatV3, Shape: c.shape, ChunkShape: c.chunks, DataType: "uint8", FillValue: 0}, 11)
+			n := openArrayNode(t, mem, Options{Concurrency: 2})
+			p := make([]byte, c.read)
+			for r := range c.reads {
+				if _, err := n.Array.ReadAt(ctx, p, int64(r*c.read)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cache := n.Array.cache
+			for _, key := range c.gone {
+				if cache.lookup(n.Array.cacheKey(key)) != nil {
+					t.Errorf("chunk %s, far behind the reader, is still cached", key)
+				}
+			}
+			for _, key := range c.kept {
+				if cache.lookup(n.Array.cacheKey(key)) == nil {
+					t.Errorf("chunk %s, the reader's, is not cached", key)
+				}
+			}
+		})
+	}
+}
+
 // gatedStore holds back the Get of one key until another key has been
 // asked for (or a few seconds have passed, which fails the test).
 type gatedStore struct {

@@ -402,6 +402,20 @@ func newChunkLayout(shape, chunks []int64, itemSize int) (chunkLayout, error) {
 	return l, nil
 }
 
+// chunkLastElem returns the C-order index of the last element of the
+// chunk with linear index lin (in an array of the given shape and chunk
+// shape).
+func (l chunkLayout) chunkLastElem(shape, chunks []int64, lin int64) int64 {
+	var e, stride int64 = 0, 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		idx := lin % l.grid[i]
+		lin /= l.grid[i]
+		e += (min((idx+1)*chunks[i], shape[i]) - 1) * stride
+		stride *= shape[i]
+	}
+	return e
+}
+
 // chunkOf returns the linear index of the chunk holding element e (a
 // C-order index into an array of the given shape and chunk shape).
 func (l chunkLayout) chunkOf(shape, chunks []int64, e int64) int64 {

@@ -376,8 +376,9 @@ func TestChunkKeys(t *testing.T) {
 	}
 }
 
-// TestChunkLayoutChunkOf checks chunkOf, nchunks and slabChunks against
-// the chunks that runs finds for every element of a few layouts.
+// TestChunkLayoutChunkOf checks chunkOf, chunkLastElem, nchunks and
+// slabChunks against the chunks that runs finds for every element of a
+// few layouts.
 func TestChunkLayoutChunkOf(t *testing.T) {
 	for _, c := range []struct {
 		shape, chunks []int64
@@ -398,13 +399,20 @@ func TestChunkLayoutChunkOf(t *testing.T) {
 		}
 		a := &Array{Shape: c.shape, ChunkShape: c.chunks}
 		a.layout = l
+		lastElem := map[int64]int64{}
 		for e := range l.nelem {
 			_ = a.runs(e, e+1, func(r run) error {
 				if got := l.chunkOf(c.shape, c.chunks, e); got != r.chunk {
 					t.Errorf("shape %v, chunks %v: element %d is in chunk %d, chunkOf says %d", c.shape, c.chunks, e, r.chunk, got)
 				}
+				lastElem[r.chunk] = e
 				return nil
 			})
+		}
+		for lin := range l.nchunks {
+			if got := l.chunkLastElem(c.shape, c.chunks, lin); got != lastElem[lin] {
+				t.Errorf("shape %v, chunks %v: chunk %d ends at element %d, chunkLastElem says %d", c.shape, c.chunks, lin, lastElem[lin], got)
+			}
 		}
 	}
 }
