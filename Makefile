@@ -18,7 +18,7 @@ STRESS_DURATION ?= 60s
 FSX_OPS         ?= 300000
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps lint test race-integration demo bench fuzz-short fuzz stress race clean
+.PHONY: all build deps lint test race-integration demo bench bench-layouts fuzz-short fuzz stress race clean
 
 all: build
 
@@ -89,6 +89,11 @@ demo: build
 bench: build
 	$(GO) build -o bin/benchdata ./bench/benchdata
 	/usr/bin/python3 bench/bench.py
+
+# bench-layouts: zarr-python's default chunks, small and large chunks, and
+# unquantised data, against zarr-python (bench/layouts.py, BENCH.md).
+bench-layouts: build
+	/usr/bin/python3 bench/layouts.py
 
 # fuzz-short runs every FuzzXxx target of every package for a fixed number
 # of iterations, FUZZITERS (about 4 minutes on 2 cores); fuzz runs each for
