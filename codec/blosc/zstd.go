@@ -549,13 +549,13 @@ func huff4Go(t *[1 << huffTableLog]huffEntry, out []byte, q int, br *[4]bitReade
 	for ; i+4 <= len(o3) && b0.off >= 8 && b1.off >= 8 && b2.off >= 8 && b3.off >= 8; i += 4 {
 		d0, d1, d2, d3 := o0[i:i+4:i+4], o1[i:i+4:i+4], o2[i:i+4:i+4], o3[i:i+4:i+4]
 		for k := range 4 {
-			// The mask lets the compiler drop its check of shifts by 64
-			// or more (which cannot happen).
 			e0 := t[v0>>(64-huffTableLog)]
 			e1 := t[v1>>(64-huffTableLog)]
 			e2 := t[v2>>(64-huffTableLog)]
 			e3 := t[v3>>(64-huffTableLog)]
 			d0[k], d1[k], d2[k], d3[k] = e0.symbol(), e1.symbol(), e2.symbol(), e3.symbol()
+			// "& 63" lets the compiler drop its handling of shifts by 64
+			// or more, which cannot happen.
 			v0 <<= e0.nbBits() & 63
 			v1 <<= e1.nbBits() & 63
 			v2 <<= e2.nbBits() & 63
