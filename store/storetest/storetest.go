@@ -557,12 +557,21 @@ func testWriteCancelled(t *testing.T, s store.Store) {
 // testConcurrentReadWrite has writers replace values with uniform ones
 // (every byte equal) of varying lengths while readers check they never see
 // a mixture of two values.
+//
+// The keys share a folder with a value that stays ("conc/keep"). S3 servers
+// that keep objects as files (versitygw's posix back end) remove a folder
+// when its last object is deleted, and a put into that folder at the same
+// moment then fails with HTTP 409; that is the server's race, not the
+// store's, and not what this test is about.
 func testConcurrentReadWrite(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	w := s.(store.Writer)
 	const nkeys = 4
-	key := func(i int) string { return fmt.Sprintf("conc/%d/v", i) }
+	key := func(i int) string { return fmt.Sprintf("conc/%d", i) }
 	uniform := func(b byte) []byte { return bytes.Repeat([]byte{b}, 512+int(b)*64) }
+	if err := w.Set(ctx, "conc/keep", []byte("keep")); err != nil {
+		t.Fatalf("%s: Set: %v", s, err)
+	}
 	for i := range nkeys {
 		if err := w.Set(ctx, key(i), uniform(0)); err != nil {
 			t.Fatalf("%s: Set: %v", s, err)
