@@ -13,18 +13,34 @@ import (
 // memory costs a page fault per page, or clearing, and garbage collection.
 // The buffers it makes are backed ahead of their first write (hugemem),
 // which costs far less than faulting them in page by page.
-// It holds at most limit bytes; buffers beyond that are left to the
-// garbage collector. Each chunk cache has its own (chunkCache.buffers).
+// It holds at most limit bytes: a buffer given back to a full pool takes
+// the place of the free buffers given back longest ago, whatever their
+// size, which go to the garbage collector. (Refusing the newcomer instead
+// let a pool filled with the decoded chunks that drop-behind lets go of
+// refuse every stored chunk's buffer, of another size class, so that each
+// chunk read allocated and cleared a fresh one.) Each chunk cache has its
+// own (chunkCache.buffers).
 type bufPool struct {
 	mu    sync.Mutex
-	free  map[int][][]byte // by capacity (a size class)
+	free  map[int][]freeBuf // by capacity (a size class), oldest first
 	bytes int64
 	limit int64
+	seq   uint64 // puts so far: the age of a free buffer
+}
+
+// freeBuf is a buffer in the pool, with the number of the put that gave
+// it back.
+type freeBuf struct {
+	b   []byte
+	seq uint64
 }
 
 // poolMin is the smallest buffer the pool deals in: smaller ones are cheap
-// to allocate.
-const poolMin = 64 << 10
+// to allocate. It is the Go runtime's largest small object: a larger
+// allocation takes pages of its own and clears them (the stored chunks of
+// 64 KiB chunks, compressed a little, were allocated and cleared anew for
+// every read when the pool began at 64 KiB).
+const poolMin = 32 << 10
 
 // poolLimit bounds the bytes of free buffers a pool keeps: a few chunks
 // per core of the usual sizes (1–8 MiB), small beside the default cache.
@@ -36,7 +52,7 @@ const poolLimit = 32 << 20
 // newBufPool returns a pool that keeps at most limit bytes of free buffers
 // (none when limit ≤ 0).
 func newBufPool(limit int64) *bufPool {
-	return &bufPool{free: map[int][][]byte{}, limit: max(limit, 0)}
+	return &bufPool{free: map[int][]freeBuf{}, limit: max(limit, 0)}
 }
 
 // unpooled serves arrays without a cache: it keeps nothing.
@@ -68,8 +84,8 @@ func (p *bufPool) get(n int) []byte {
 	c := sizeClass(n)
 	p.mu.Lock()
 	if l := p.free[c]; len(l) > 0 {
-		b := l[len(l)-1]
-		l[len(l)-1] = nil
+		b := l[len(l)-1].b
+		l[len(l)-1] = freeBuf{}
 		p.free[c] = l[:len(l)-1]
 		p.bytes -= int64(c)
 		p.mu.Unlock()
@@ -92,11 +108,35 @@ func (p *bufPool) put(b []byte) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.bytes+int64(c) > p.limit {
+	if int64(c) > p.limit {
 		return
 	}
-	p.free[c] = append(p.free[c], b[:c])
+	for p.bytes+int64(c) > p.limit {
+		p.dropOldest()
+	}
+	p.seq++
+	p.free[c] = append(p.free[c], freeBuf{b[:c], p.seq})
 	p.bytes += int64(c)
+}
+
+// dropOldest lets go of the free buffer given back longest ago. The pool
+// holds a few size classes (an array's stored and decoded chunks), so the
+// search is short.
+func (p *bufPool) dropOldest() {
+	oldest := -1
+	for c, l := range p.free {
+		if len(l) > 0 && (oldest < 0 || l[0].seq < p.free[oldest][0].seq) {
+			oldest = c
+		}
+	}
+	l := p.free[oldest]
+	l[0] = freeBuf{}
+	if len(l) == 1 {
+		delete(p.free, oldest)
+	} else {
+		p.free[oldest] = l[1:]
+	}
+	p.bytes -= int64(oldest)
 }
 
 // overlaps reports whether a and b share memory (within their capacities).

@@ -53,6 +53,38 @@ func TestBufPoolBounded(t *testing.T) {
 	}
 }
 
+// TestBufPoolDropsOldest: a full pool takes a buffer of another size class
+// in place of the free buffers given back longest ago. It once refused the
+// newcomer, so a pool full of decoded chunks' buffers refused every stored
+// chunk's, and each chunk read allocated one.
+func TestBufPoolDropsOldest(t *testing.T) {
+	const decoded, stored = 1 << 20, 1<<20 + 64<<10
+	p := newBufPool(4 << 20)
+	getThenPut(p, 4, decoded)
+	if p.bytes != 4<<20 {
+		t.Fatalf("pool holds %d bytes, want 4 MiB", p.bytes)
+	}
+	in := p.get(stored)
+	in[0] = 1
+	p.put(in)
+	if n := len(p.free[sizeClass(stored)]); n != 1 {
+		t.Errorf("pool holds %d buffers of the stored chunk's class, want 1", n)
+	}
+	if n := len(p.free[decoded]); n != 2 {
+		t.Errorf("pool holds %d buffers of the decoded chunk's class, want 2 (two oldest dropped)", n)
+	}
+	if p.bytes > p.limit {
+		t.Errorf("pool holds %d bytes, beyond its limit of %d", p.bytes, p.limit)
+	}
+	if b := p.get(stored); &b[0] != &in[0] {
+		t.Error("get of the stored chunk's size allocated a buffer; the pool holds one")
+	}
+	p.put(make([]byte, 5<<20)) // larger than the limit: not kept, nothing dropped
+	if n := len(p.free[decoded]); n != 2 {
+		t.Errorf("a buffer beyond the limit dropped free buffers: %d left, want 2", n)
+	}
+}
+
 // TestCachePoolLimit: a cache's pool keeps a quarter of the cache's size,
 // at most poolLimit (the stress test's 8 MiB cache once shared a pool that
 // kept up to 32 MiB of free buffers, and its mount's peak RSS passed the
