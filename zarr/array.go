@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -188,10 +187,12 @@ func (a *Array) decodeFixed(key string, data, in []byte) (*chunkValue, error) {
 	return &chunkValue{fixed: dec}, nil
 }
 
-// loadChunk returns the decoded chunk at key, from the cache or the store.
-// The caller holds a reference to it: release it when done.
-func (a *Array) loadChunk(ctx context.Context, key string) (*chunkValue, error) {
+// loadChunk returns the decoded chunk with linear index lin, from the
+// cache or the store. The caller holds a reference to it: release it when
+// done.
+func (a *Array) loadChunk(ctx context.Context, lin int64) (*chunkValue, error) {
 	load := func(ctx context.Context) (*chunkValue, func() bool, error) {
+		key := a.chunkKeyAt(lin)
 		writes := a.writes.Load()
 		valid := func() bool { return a.writes.Load() == writes }
 		data, in, err := a.getStored(ctx, key)
@@ -222,12 +223,12 @@ func (a *Array) loadChunk(ctx context.Context, key string) (*chunkValue, error) 
 		v, _, err := load(ctx)
 		return v, err
 	}
-	return a.cache.get(ctx, a.cacheKey(key), load)
+	return a.cache.get(ctx, a.cacheID(lin), load)
 }
 
-// cacheKey returns the chunk cache key of the chunk at key.
-func (a *Array) cacheKey(key string) string {
-	return strconv.FormatUint(a.id, 10) + "\x00" + key
+// cacheID names the decoded chunk with linear index lin in the cache.
+func (a *Array) cacheID(lin int64) chunkID {
+	return chunkID{array: a.id, chunk: lin}
 }
 
 // splitVlen splits the numcodecs variable-length layout (uint32 count, then
@@ -362,29 +363,27 @@ func (a *Array) forRuns(ctx context.Context, e0, e1 int64, partial bool, apply f
 		}
 		// Chunks in the cache are taken here; the others are fetched, in
 		// parallel when there are several.
-		keys := make([]string, len(chunks))
 		var todo []int
 		for i, lin := range chunks {
-			keys[i] = a.chunkKeyAt(lin)
 			if a.cache != nil {
-				if vals[i] = a.cache.cached(a.cacheKey(keys[i])); vals[i] != nil {
+				if vals[i] = a.cache.cached(a.cacheID(lin)); vals[i] != nil {
 					continue
 				}
 			}
 			todo = append(todo, i)
 		}
 		fetch := func(ctx context.Context, i int) error {
-			key := keys[i]
+			lin := chunks[i]
 			var v *chunkValue
 			var err error
 			few := perChunk != nil && a.fewElements(perChunk[i])
 			switch {
 			case few && shard != nil:
-				v, err = a.loadRegion(ctx, shard, key, perChunk[i])
+				v, err = a.loadRegion(ctx, shard, lin, perChunk[i])
 			case few && bloscRanges:
-				v, err = a.loadBloscRange(ctx, key, perChunk[i])
+				v, err = a.loadBloscRange(ctx, a.chunkKeyAt(lin), perChunk[i])
 			default:
-				v, err = a.loadChunk(ctx, key)
+				v, err = a.loadChunk(ctx, lin)
 			}
 			vals[i] = v
 			return err
@@ -635,7 +634,7 @@ func (a *Array) dropBehind(e0, e1, slack int64) {
 	}
 	a.behindMu.Unlock()
 	for _, c := range drop {
-		a.cache.drop(a.cacheKey(a.chunkKeyAt(c)))
+		a.cache.drop(a.cacheID(c))
 	}
 }
 
@@ -668,8 +667,7 @@ func (a *Array) readAhead(e0, e1 int64) {
 	last := a.layout.chunkOf(a.Shape, a.ChunkShape, e1-1)
 	end := min(last+1+ahead, a.layout.nchunks)
 	for lin, started := last+1, int64(0); lin < end && started < workers; lin++ {
-		key := a.chunkKeyAt(lin)
-		if c.present(a.cacheKey(key)) {
+		if c.present(a.cacheID(lin)) {
 			continue
 		}
 		select {
@@ -682,7 +680,7 @@ func (a *Array) readAhead(e0, e1 int64) {
 			defer func() { <-c.prefetch }()
 			ctx, cancel := context.WithTimeout(context.Background(), readAheadTimeout)
 			defer cancel()
-			v, _ := a.loadChunk(ctx, key) // errors show again when the chunk is read
+			v, _ := a.loadChunk(ctx, lin) // errors show again when the chunk is read
 			v.release()
 		}()
 	}

@@ -147,18 +147,18 @@ func TestPooledValueHeldByReader(t *testing.T) {
 	load := func(context.Context) (*chunkValue, func() bool, error) {
 		return pooledValue(buf, buf, c.pool), nil, nil
 	}
-	v, err := c.get(context.Background(), "k", load)
+	v, err := c.get(context.Background(), chunkID{}, load)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := v.refs.Load(); n != 2 {
 		t.Fatalf("%d references after a load, want 2 (cache and reader)", n)
 	}
-	w, err := c.get(context.Background(), "k", load)
+	w, err := c.get(context.Background(), chunkID{}, load)
 	if err != nil || w != v {
 		t.Fatalf("second get: %v %v", w, err)
 	}
-	c.drop("k")
+	c.drop(chunkID{})
 	w.release()
 	if v.fixed[0] != 7 || v.fixed[len(v.fixed)-1] != 7 {
 		t.Fatal("buffer reused while a reader holds it")

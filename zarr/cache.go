@@ -88,13 +88,13 @@ type chunkCache struct {
 	mu    sync.Mutex
 	size  int64
 	lru   *list.List // of *cacheEntry, most recent first
-	items map[string]*list.Element
+	items map[chunkID]*list.Element
 
-	flights map[string]*flight // loads under way, under mu
+	flights map[chunkID]*flight // loads under way, under mu
 	// timedOut remembers, for timeoutMemory, chunks whose load timed out:
 	// the kernel retries a failed read-ahead at once with a read of its
 	// own, which would otherwise wait for the store timeout again.
-	timedOut map[string]timeout
+	timedOut map[chunkID]timeout
 
 	// prefetch bounds the read-ahead loads running at once.
 	prefetch chan struct{}
@@ -117,14 +117,25 @@ type timeout struct {
 	until time.Time
 }
 
+// chunkID names a chunk in the cache, which the arrays of a hierarchy
+// share: the array (Array.id), the chunk's linear index (C order over the
+// chunk grid), and for a shard its index rather than its decoded chunk.
+// A comparable value, not a string: a read of many small chunks looks up
+// each of them, and building a key string per lookup cost a tenth of it.
+type chunkID struct {
+	array      uint64
+	chunk      int64
+	shardIndex bool
+}
+
 type cacheEntry struct {
-	key string
+	key chunkID
 	val *chunkValue
 }
 
 // newChunkCache returns a cache holding up to limit bytes (none when limit ≤ 0).
 func newChunkCache(limit int64) *chunkCache {
-	return &chunkCache{limit: limit, lru: list.New(), items: map[string]*list.Element{}, flights: map[string]*flight{}, timedOut: map[string]timeout{},
+	return &chunkCache{limit: limit, lru: list.New(), items: map[chunkID]*list.Element{}, flights: map[chunkID]*flight{}, timedOut: map[chunkID]timeout{},
 		prefetch: make(chan struct{}, runtime.GOMAXPROCS(0)), pool: newBufPool(min(limit/4, poolLimit))}
 }
 
@@ -159,7 +170,7 @@ type flight struct {
 // get returns the cached chunk for key, or calls load once for all
 // concurrent callers and caches what it returns. The caller holds a
 // reference to the value it returns (release it when done).
-func (c *chunkCache) get(ctx context.Context, key string, load loader) (*chunkValue, error) {
+func (c *chunkCache) get(ctx context.Context, key chunkID, load loader) (*chunkValue, error) {
 	c.mu.Lock()
 	if v := c.hitLocked(key); v != nil {
 		c.mu.Unlock()
@@ -210,7 +221,7 @@ func (c *chunkCache) get(ctx context.Context, key string, load loader) (*chunkVa
 }
 
 // run runs the load of flight f and caches what it returns.
-func (c *chunkCache) run(ctx context.Context, key string, f *flight, load loader) {
+func (c *chunkCache) run(ctx context.Context, key chunkID, f *flight, load loader) {
 	defer f.cancel()
 	v, valid, err := load(ctx) // v comes with the load's reference
 	if err == nil {
@@ -234,7 +245,7 @@ func (c *chunkCache) run(ctx context.Context, key string, f *flight, load loader
 }
 
 // rememberTimeout records that the load of key timed out; under c.mu.
-func (c *chunkCache) rememberTimeout(key string, err error) {
+func (c *chunkCache) rememberTimeout(key chunkID, err error) {
 	now := time.Now()
 	if len(c.timedOut) >= maxTimedOut {
 		for k, to := range c.timedOut {
@@ -252,7 +263,7 @@ func (c *chunkCache) rememberTimeout(key string, err error) {
 // cached returns the cached chunk for key, with a reference the caller
 // releases, or nil: a read takes the chunks it finds cached without a
 // goroutine each.
-func (c *chunkCache) cached(key string) *chunkValue {
+func (c *chunkCache) cached(key chunkID) *chunkValue {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.hitLocked(key)
@@ -260,7 +271,7 @@ func (c *chunkCache) cached(key string) *chunkValue {
 
 // hitLocked returns the cached chunk for key, with a reference, or nil;
 // c.mu is held.
-func (c *chunkCache) hitLocked(key string) *chunkValue {
+func (c *chunkCache) hitLocked(key chunkID) *chunkValue {
 	if e, ok := c.items[key]; ok {
 		c.lru.MoveToFront(e)
 		v := e.Value.(*cacheEntry).val
@@ -272,7 +283,7 @@ func (c *chunkCache) hitLocked(key string) *chunkValue {
 
 // lookup returns the cached chunk for key, or nil, without a reference:
 // only to see whether it is there.
-func (c *chunkCache) lookup(key string) *chunkValue {
+func (c *chunkCache) lookup(key chunkID) *chunkValue {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[key]; ok {
@@ -283,7 +294,7 @@ func (c *chunkCache) lookup(key string) *chunkValue {
 }
 
 // present reports whether key is cached or being loaded.
-func (c *chunkCache) present(key string) bool {
+func (c *chunkCache) present(key chunkID) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, cached := c.items[key]
@@ -292,7 +303,7 @@ func (c *chunkCache) present(key string) bool {
 }
 
 // add caches v under key unless valid (when not nil) reports false.
-func (c *chunkCache) add(key string, v *chunkValue, valid func() bool) {
+func (c *chunkCache) add(key chunkID, v *chunkValue, valid func() bool) {
 	cost := v.cost()
 	if cost > c.limit/2 {
 		return // too big to share the cache with anything else
@@ -314,7 +325,7 @@ func (c *chunkCache) add(key string, v *chunkValue, valid func() bool) {
 // remove drops key from the cache after a write; written, when not nil,
 // runs under the cache's lock first (it marks loads that started before
 // the write as not to be cached).
-func (c *chunkCache) remove(key string, written func()) {
+func (c *chunkCache) remove(key chunkID, written func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if written != nil {
@@ -330,7 +341,7 @@ func (c *chunkCache) remove(key string, written func()) {
 // drop removes key from the cache, leaving loads under way alone: a
 // sequential reader has passed the chunk (the kernel's page cache keeps
 // what it read), so its memory is better spent on the chunks ahead.
-func (c *chunkCache) drop(key string) {
+func (c *chunkCache) drop(key chunkID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[key]; ok {

@@ -2,7 +2,6 @@ package zarr
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -82,7 +81,7 @@ func TestCacheBounded(t *testing.T) {
 	ctx := context.Background()
 	loads := 0
 	for i := range 50 {
-		_, err := c.get(ctx, fmt.Sprint(i), func(context.Context) (*chunkValue, func() bool, error) {
+		_, err := c.get(ctx, chunkID{chunk: int64(i)}, func(context.Context) (*chunkValue, func() bool, error) {
 			loads++
 			return &chunkValue{fixed: make([]byte, 100)}, nil, nil
 		})
@@ -95,34 +94,35 @@ func TestCacheBounded(t *testing.T) {
 	}
 	// The most recent entry is cached, the first one evicted.
 	for _, step := range []struct {
-		key  string
+		key  int64
 		want int
-	}{{"49", 50}, {"0", 51}} {
+	}{{49, 50}, {0, 51}} {
 		key, want := step.key, step.want
-		c.get(ctx, key, func(context.Context) (*chunkValue, func() bool, error) {
+		c.get(ctx, chunkID{chunk: key}, func(context.Context) (*chunkValue, func() bool, error) {
 			loads++
 			return &chunkValue{fixed: make([]byte, 100)}, nil, nil
 		})
 		if loads != want {
-			t.Errorf("after get %s: %d loads, want %d", key, loads, want)
+			t.Errorf("after get %d: %d loads, want %d", key, loads, want)
 		}
 	}
 	// Values too big for the cache are not kept.
-	c.get(ctx, "big", func(context.Context) (*chunkValue, func() bool, error) {
+	big, stale, removed := chunkID{chunk: 100}, chunkID{chunk: 101}, chunkID{chunk: 49}
+	c.get(ctx, big, func(context.Context) (*chunkValue, func() bool, error) {
 		return &chunkValue{fixed: make([]byte, 900)}, nil, nil
 	})
-	if c.lookup("big") != nil {
+	if c.lookup(big) != nil {
 		t.Error("a value of most of the cache's size was cached")
 	}
-	c.remove("49", nil)
+	c.remove(removed, nil)
 	// A load that a write overtook is returned but not cached.
-	c.get(ctx, "stale", func(context.Context) (*chunkValue, func() bool, error) {
+	c.get(ctx, stale, func(context.Context) (*chunkValue, func() bool, error) {
 		return &chunkValue{fixed: make([]byte, 10)}, func() bool { return false }, nil
 	})
-	if c.lookup("stale") != nil {
+	if c.lookup(stale) != nil {
 		t.Error("a load overtaken by a write was cached")
 	}
-	if c.lookup("49") != nil {
+	if c.lookup(removed) != nil {
 		t.Error("remove did not remove")
 	}
 }
@@ -156,13 +156,13 @@ func TestReadAhead(t *testing.T) {
 		}
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for h.cache.lookup(a.cacheKey("a/c/2")) == nil {
+	for h.cache.lookup(a.cacheID(2)) == nil {
 		if time.Now().After(deadline) {
 			t.Fatal("chunk 2 was not read ahead after two sequential reads")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if h.cache.lookup(a.cacheKey("a/c/7")) != nil {
+	if h.cache.lookup(a.cacheID(7)) != nil {
 		t.Error("read ahead went further than one chunk per core")
 	}
 }
@@ -206,17 +206,18 @@ func TestDropBehind(t *testing.T) {
 	for _, c := range []struct {
 		name          string
 		shape, chunks []int64
-		read          int // bytes per read
-		reads         int // sequential reads from offset 0
-		gone, kept    []string
+		read          int     // bytes per read
+		reads         int     // sequential reads from offset 0
+		gone, kept    []int64 // linear chunk indices
 	}{
 		// Reads of one 1 KiB chunk each, 8 reads of slack (the first
 		// read, small and at 0, is not yet known to be sequential).
-		{"rows", []int64{64 << 10}, []int64{1 << 10}, 1 << 10, 32, []string{"a/c/1", "a/c/10", "a/c/20"}, []string{"a/c/24", "a/c/31"}},
+		{"rows", []int64{64 << 10}, []int64{1 << 10}, 1 << 10, 32, []int64{1, 10, 20}, []int64{24, 31}},
 		// Rows of 16 chunks of 4 x 64 bytes, read a row at a time: chunk
 		// row 0 (rows 0-3) is more than 8 reads behind from row 12 on,
-		// chunk row 1 (rows 4-7) not yet at row 15.
-		{"tiles", []int64{32, 16 * 64}, []int64{4, 64}, 16 * 64, 16, []string{"a/c/0/1", "a/c/0/15"}, []string{"a/c/1/0", "a/c/1/15", "a/c/3/0", "a/c/3/15"}},
+		// chunk row 1 (rows 4-7) not yet at row 15. Gone: chunks (0, 1)
+		// and (0, 15); kept: (1, 0), (1, 15), (3, 0), (3, 15).
+		{"tiles", []int64{32, 16 * 64}, []int64{4, 64}, 16 * 64, 16, []int64{1, 15}, []int64{16, 31, 48, 63}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -230,14 +231,14 @@ func TestDropBehind(t *testing.T) {
 				}
 			}
 			cache := n.Array.cache
-			for _, key := range c.gone {
-				if cache.lookup(n.Array.cacheKey(key)) != nil {
-					t.Errorf("chunk %s, far behind the reader, is still cached", key)
+			for _, lin := range c.gone {
+				if cache.lookup(n.Array.cacheID(lin)) != nil {
+					t.Errorf("chunk %d, far behind the reader, is still cached", lin)
 				}
 			}
-			for _, key := range c.kept {
-				if cache.lookup(n.Array.cacheKey(key)) == nil {
-					t.Errorf("chunk %s, the reader's, is not cached", key)
+			for _, lin := range c.kept {
+				if cache.lookup(n.Array.cacheID(lin)) == nil {
+					t.Errorf("chunk %d, the reader's, is not cached", lin)
 				}
 			}
 		})

@@ -416,6 +416,16 @@ func (l chunkLayout) chunkLastElem(shape, chunks []int64, lin int64) int64 {
 	return e
 }
 
+// linear returns the linear index of the chunk at idx (C order over the
+// chunk grid).
+func (l chunkLayout) linear(idx []int64) int64 {
+	var lin int64
+	for i, n := range l.grid {
+		lin = lin*n + idx[i]
+	}
+	return lin
+}
+
 // chunkOf returns the linear index of the chunk holding element e (a
 // C-order index into an array of the given shape and chunk shape).
 func (l chunkLayout) chunkOf(shape, chunks []int64, e int64) int64 {

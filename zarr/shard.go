@@ -91,12 +91,15 @@ func (a *Array) runsBox(runs []run) *box {
 	return b
 }
 
-// loadRegion reads the box of the shard at key holding runs: the shard
-// index (cached) and the inner chunks the box needs.
-func (a *Array) loadRegion(ctx context.Context, s *codec.Sharding, key string, runs []run) (*chunkValue, error) {
+// loadRegion reads the box of the shard with linear index lin holding
+// runs: the shard index (cached) and the inner chunks the box needs.
+func (a *Array) loadRegion(ctx context.Context, s *codec.Sharding, lin int64, runs []run) (*chunkValue, error) {
+	key := a.chunkKeyAt(lin)
 	rd := shardReader{st: a.st, key: key}
 	spec := a.pipe.Spec()
-	iv, err := a.cache.get(ctx, a.cacheKey(key)+"\x00index", func(ctx context.Context) (*chunkValue, func() bool, error) {
+	id := a.cacheID(lin)
+	id.shardIndex = true
+	iv, err := a.cache.get(ctx, id, func(ctx context.Context) (*chunkValue, func() bool, error) {
 		writes := a.writes.Load()
 		valid := func() bool { return a.writes.Load() == writes }
 		idx, err := s.ReadIndex(ctx, rd, spec)

@@ -255,13 +255,14 @@ func (a *Array) writable() (WritableStore, error) {
 // updateChunk replaces the chunk at key by what modify makes of it:
 // modify gets the current decoded chunk (or the fill value when fresh is
 // set or the chunk is missing) and changes it in place.
-func (a *Array) updateChunk(ctx context.Context, w WritableStore, key string, fresh bool, modify func(chunk []byte)) error {
+func (a *Array) updateChunk(ctx context.Context, w WritableStore, lin int64, fresh bool, modify func(chunk []byte)) error {
+	key := a.chunkKeyAt(lin)
 	item := int64(a.dt.Size)
 	chunk := make([]byte, a.layout.chunkElems*item)
 	if fresh {
 		fillElements(chunk, a.fill)
 	} else {
-		v, err := a.loadChunk(ctx, key)
+		v, err := a.loadChunk(ctx, lin)
 		if err != nil {
 			return err
 		}
@@ -278,7 +279,7 @@ func (a *Array) updateChunk(ctx context.Context, w WritableStore, key string, fr
 	}
 	err = w.Set(ctx, key, enc)
 	if a.cache != nil {
-		a.cache.remove(a.cacheKey(key), func() { a.writes.Add(1) })
+		a.cache.remove(a.cacheID(lin), func() { a.writes.Add(1) })
 	}
 	if err != nil {
 		return a.chunkError(key, err)
@@ -337,7 +338,7 @@ func (a *Array) WriteAt(ctx context.Context, p []byte, off int64) (int, error) {
 			covered += r.n
 		}
 		g.Go(func() error {
-			return a.updateChunk(gctx, w, a.chunkKeyAt(c), covered == runs[0].valid, func(chunk []byte) {
+			return a.updateChunk(gctx, w, c, covered == runs[0].valid, func(chunk []byte) {
 				for _, r := range runs {
 					copy(chunk[r.inOff*item:(r.inOff+r.n)*item], buf[(r.outOff-e0)*item:])
 				}
@@ -397,7 +398,7 @@ func (a *Array) WriteRegion(ctx context.Context, start, shape []int64, data []by
 			}
 		}
 		g.Go(func() error {
-			return a.updateChunk(gctx, w, a.chunkKey(c), fresh, func(chunk []byte) {
+			return a.updateChunk(gctx, w, a.layout.linear(c), fresh, func(chunk []byte) {
 				copyBox(chunk, a.ChunkShape, origin, data, shape, start, lo, hi, item)
 			})
 		})
