@@ -376,8 +376,8 @@ func TestChunkKeys(t *testing.T) {
 	}
 }
 
-// TestChunkLayoutChunkOf checks chunkOf, chunkLastElem, nchunks and
-// slabChunks against the chunks that runs finds for every element of a
+// TestChunkLayoutChunkOf checks chunkOf, chunkLastElem, linear, nchunks
+// and slabChunks against the chunks that runs finds for every element of a
 // few layouts.
 func TestChunkLayoutChunkOf(t *testing.T) {
 	for _, c := range []struct {
@@ -409,9 +409,19 @@ func TestChunkLayoutChunkOf(t *testing.T) {
 				return nil
 			})
 		}
+		idx := make([]int64, len(c.shape)) // chunk lin's grid index, counted in C order
 		for lin := range l.nchunks {
 			if got := l.chunkLastElem(c.shape, c.chunks, lin); got != lastElem[lin] {
 				t.Errorf("shape %v, chunks %v: chunk %d ends at element %d, chunkLastElem says %d", c.shape, c.chunks, lin, lastElem[lin], got)
+			}
+			if got := l.linear(idx); got != lin {
+				t.Errorf("shape %v, chunks %v: chunk %v is chunk %d, linear says %d", c.shape, c.chunks, idx, lin, got)
+			}
+			for i := len(idx) - 1; i >= 0; i-- {
+				if idx[i]++; idx[i] < l.grid[i] {
+					break
+				}
+				idx[i] = 0
 			}
 		}
 	}
