@@ -15,6 +15,23 @@
 	SHLQ    CL, v; \
 	ADDQ    CX, c
 
+// DECODE4 decodes symbol i of the run of each of the four streams (their
+// quarters of out, from R9, q bytes apart: R10, 2*R10, R11 = 3*R10).
+#define DECODE4(i) \
+	DECODE(R12, SI, i(R9)); \
+	DECODE(R13, DI, i(R9)(R10*1)); \
+	DECODE(R14, BX, i(R9)(R10*2)); \
+	DECODE(R15, DX, i(R9)(R11*1))
+
+// LOAD loads the 8-byte window of the bitReader at AX+in (its off at
+// AX+off) into v, with the c bits already read shifted out. It uses CX.
+#define LOAD(v, c, in, off) \
+	MOVQ off(AX), CX; \
+	ADDQ in(AX), CX; \
+	MOVQ (CX), v; \
+	MOVQ c, CX; \
+	SHLQ CL, v
+
 // RELOAD moves a stream's window back over the bytes its c bits cover and
 // loads it into v: the bitReader at AX+in (its off at AX+off) gets the new
 // off, c keeps the bits read of the window's first byte. It uses CX.
@@ -23,11 +40,7 @@
 	SHRQ $3, CX; \
 	ANDQ $7, c; \
 	SUBQ CX, off(AX); \
-	MOVQ off(AX), CX; \
-	ADDQ in(AX), CX; \
-	MOVQ (CX), v; \
-	MOVQ c, CX; \
-	SHLQ CL, v
+	LOAD(v, c, in, off)
 
 // func huff4AMD64(t *[1 << huffTableLog]huffEntry, out *byte, q, n int, br *[4]bitReader) int
 //
@@ -47,30 +60,14 @@ TEXT ·huff4AMD64(SB), NOSPLIT, $0-48
 	MOVQ br+32(FP), AX
 
 	// bitReader: in at 0, off at 24, value at 32, bitsRead at 40; 48 bytes.
-	MOVQ 0(AX), CX
-	ADDQ 24(AX), CX
-	MOVQ (CX), R12
 	MOVQ 40(AX), SI
-	MOVQ SI, CX
-	SHLQ CL, R12
-	MOVQ 48(AX), CX
-	ADDQ 72(AX), CX
-	MOVQ (CX), R13
+	LOAD(R12, SI, 0, 24)
 	MOVQ 88(AX), DI
-	MOVQ DI, CX
-	SHLQ CL, R13
-	MOVQ 96(AX), CX
-	ADDQ 120(AX), CX
-	MOVQ (CX), R14
+	LOAD(R13, DI, 48, 72)
 	MOVQ 136(AX), BX
-	MOVQ BX, CX
-	SHLQ CL, R14
-	MOVQ 144(AX), CX
-	ADDQ 168(AX), CX
-	MOVQ (CX), R15
+	LOAD(R14, BX, 96, 120)
 	MOVQ 184(AX), DX
-	MOVQ DX, CX
-	SHLQ CL, R15
+	LOAD(R15, DX, 144, 168)
 
 	MOVQ n+24(FP), CX
 	ADDQ R9, CX
@@ -79,26 +76,11 @@ TEXT ·huff4AMD64(SB), NOSPLIT, $0-48
 loop:
 	CMPQ R9, n+24(FP)
 	JAE  done
-	DECODE(R12, SI, 0(R9))
-	DECODE(R13, DI, 0(R9)(R10*1))
-	DECODE(R14, BX, 0(R9)(R10*2))
-	DECODE(R15, DX, 0(R9)(R11*1))
-	DECODE(R12, SI, 1(R9))
-	DECODE(R13, DI, 1(R9)(R10*1))
-	DECODE(R14, BX, 1(R9)(R10*2))
-	DECODE(R15, DX, 1(R9)(R11*1))
-	DECODE(R12, SI, 2(R9))
-	DECODE(R13, DI, 2(R9)(R10*1))
-	DECODE(R14, BX, 2(R9)(R10*2))
-	DECODE(R15, DX, 2(R9)(R11*1))
-	DECODE(R12, SI, 3(R9))
-	DECODE(R13, DI, 3(R9)(R10*1))
-	DECODE(R14, BX, 3(R9)(R10*2))
-	DECODE(R15, DX, 3(R9)(R11*1))
-	DECODE(R12, SI, 4(R9))
-	DECODE(R13, DI, 4(R9)(R10*1))
-	DECODE(R14, BX, 4(R9)(R10*2))
-	DECODE(R15, DX, 4(R9)(R11*1))
+	DECODE4(0)
+	DECODE4(1)
+	DECODE4(2)
+	DECODE4(3)
+	DECODE4(4)
 	ADDQ $5, R9
 
 	// Five symbols take at most 55 bits of the 56 or more unread: reload.
