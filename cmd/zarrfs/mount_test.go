@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -114,5 +116,34 @@ func TestUnmountCommandEndsMount(t *testing.T) {
 	code, _, errOut := runCLI(t, "unmount", t.TempDir())
 	if code != 1 || !strings.Contains(errOut, "not a mount point") && !strings.Contains(errOut, "not found") {
 		t.Errorf("unmount of a plain directory: status %d, stderr %q", code, errOut)
+	}
+}
+
+// TestSetMemoryLimit checks the memory limit a mount sets from its cache
+// size: none without a cache, and none of its own when GOMEMLIMIT is set
+// (the runtime has read that already).
+func TestSetMemoryLimit(t *testing.T) {
+	limit0 := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(limit0) })
+	const unlimited = math.MaxInt64
+	for _, tc := range []struct {
+		name, gomemlimit string
+		cache            int64
+		limit            int64
+	}{
+		{"default cache", "", 1 << 30, 1<<30 + memoryHeadroom},
+		{"small cache", "", 16 << 20, 16<<20 + memoryHeadroom},
+		{"no cache", "", 0, unlimited},
+		{"GOMEMLIMIT set", "2GiB", 1 << 30, unlimited},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("GOMEMLIMIT", tc.gomemlimit)
+			debug.SetMemoryLimit(unlimited)
+			m := &mountFlags{cacheSize: sizeValue(tc.cache)}
+			m.setMemoryLimit()
+			if got := debug.SetMemoryLimit(-1); got != tc.limit {
+				t.Errorf("memory limit %d, want %d", got, tc.limit)
+			}
+		})
 	}
 }
