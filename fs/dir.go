@@ -243,7 +243,7 @@ func (d *dirNode) OpendirHandle(ctx context.Context, _ uint32) (gofs.FileHandle,
 	case err != nil:
 	case l.unlisted != nil:
 		err = l.unlisted
-	case l.node.Kind == zarr.KindGroup && l.node.Err != nil:
+	case l.node.Kind != zarr.KindArray && l.node.Err != nil:
 		err = l.node.Err
 	}
 	if err != nil {

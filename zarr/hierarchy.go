@@ -300,7 +300,7 @@ func (h *Hierarchy) load(ctx context.Context, p string) (*Node, error) {
 	}
 	if errors.Is(err, ErrInvalidMetadata) {
 		// A document too large to read: the node exists but is broken.
-		n, err = &Node{Path: p, Kind: KindGroup, Format: h.format, Err: err}, nil
+		n, err = &Node{Path: p, Kind: KindUnknown, Format: h.format, Err: err}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: node %q: %w", h.st, "/"+p, err)
@@ -343,7 +343,7 @@ func (h *Hierarchy) loadV3(ctx context.Context, p string) (*Node, error) {
 	if !found {
 		return nil, ErrNotExist
 	}
-	n := &Node{Path: p, Kind: KindGroup, Format: FormatV3, Documents: []Document{{Name: v3Doc, Data: doc}}}
+	n := &Node{Path: p, Kind: KindUnknown, Format: FormatV3, Documents: []Document{{Name: v3Doc, Data: doc}}}
 	if !fromCons {
 		h.setModTime(ctx, n, key, mt)
 	}
@@ -454,7 +454,7 @@ func (h *Hierarchy) Children(ctx context.Context, path string) ([]*Node, error) 
 				case err != nil && gctx.Err() != nil:
 					return gctx.Err()
 				case err != nil:
-					nodes[i] = &Node{Path: p, Kind: KindGroup, Format: h.format, Attributes: json.RawMessage("{}"), Err: err}
+					nodes[i] = &Node{Path: p, Kind: KindUnknown, Format: h.format, Attributes: json.RawMessage("{}"), Err: err}
 				default:
 					nodes[i] = n
 				}

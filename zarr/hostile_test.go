@@ -387,6 +387,11 @@ func checkHostileNode(t *testing.T, name string, doc []byte, want hostileWant) {
 	if (strings.HasSuffix(name, ".group") || strings.HasSuffix(name, ".group.json")) && n.Kind != KindGroup {
 		t.Errorf("node %q: kind %v, want group", path, n.Kind)
 	}
+	// A v3 document whose node type cannot be told makes a node of
+	// unknown kind, not a group.
+	if strings.HasPrefix(name, "v3-") && v3KindHint(doc).kind == KindUnknown && n.Kind != KindUnknown {
+		t.Errorf("node %q: kind %v, want unknown", path, n.Kind)
+	}
 	if n.Array != nil && n.Array.Err == nil {
 		t.Errorf("node %q: usable array despite %v", path, got)
 	}

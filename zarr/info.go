@@ -47,7 +47,7 @@ func (f Format) String() string {
 	return "unknown(" + strconv.Itoa(int(f)) + ")"
 }
 
-// String returns "group" or "array".
+// String returns "group", "array" or "unknown".
 func (k Kind) String() string {
 	switch k {
 	case KindGroup:

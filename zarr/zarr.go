@@ -43,7 +43,10 @@ const (
 type Kind int
 
 const (
-	KindGroup Kind = 1 + iota
+	// KindUnknown is the kind of a node whose metadata is too broken to
+	// tell (not JSON, or no valid node_type); its Err says why.
+	KindUnknown Kind = iota
+	KindGroup
 	KindArray
 )
 

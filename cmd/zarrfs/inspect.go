@@ -65,8 +65,8 @@ func describe(n *zarr.Node) []string {
 	if name == "" {
 		name = "/"
 	}
-	cols := []string{kindName(n.Kind), name, "", "", ""}
-	if n.Kind == zarr.KindGroup && name != "/" {
+	cols := []string{n.Kind.String(), name, "", "", ""}
+	if n.Kind != zarr.KindArray && name != "/" {
 		cols[1] += "/"
 	}
 	if a := n.Array; a != nil {
@@ -79,13 +79,6 @@ func describe(n *zarr.Node) []string {
 		cols = append(cols, "error: "+oneLine(n.Err.Error()))
 	}
 	return cols
-}
-
-func kindName(k zarr.Kind) string {
-	if k == zarr.KindArray {
-		return "array"
-	}
-	return "group"
 }
 
 // shapeString formats a shape as NumPy does: (24, 90, 180), (5,), ().

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -105,5 +107,38 @@ func TestCatStrings(t *testing.T) {
 	want := "Reykjavík\nZürich\n東京\nSão Paulo\nMcMurdo\\nStation\nC:\\\\weather\n"
 	if code != 0 || out != want {
 		t.Errorf("cat stations: status %d, %q, want %q (stderr %q)", code, out, want, errOut)
+	}
+}
+
+// TestInspectBrokenNode checks that ls, tree and info show a node whose
+// zarr.json is not JSON as of unknown kind, with its error, beside its
+// siblings.
+func TestInspectBrokenNode(t *testing.T) {
+	st := t.TempDir()
+	for name, doc := range map[string]string{
+		"zarr.json":        `{"zarr_format": 3, "node_type": "group"}`,
+		"good/zarr.json":   `{"zarr_format": 3, "node_type": "group"}`,
+		"broken/zarr.json": `{"zarr_format": 3, "node_type": "array", "shape": [10`,
+	} {
+		p := filepath.Join(st, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"ls", st}, {"tree", st}, {"info", st, "broken"}} {
+		code, out, errOut := runCLI(t, args...)
+		if code != 0 || errOut != "" {
+			t.Errorf("%s: status %d, stderr %q", args[0], code, errOut)
+		}
+		// ls prints the kind first, tree the name first.
+		if !regexp.MustCompile(`(unknown +broken/|broken/ +unknown) +error: .*not JSON|kind: +unknown`).MatchString(out) {
+			t.Errorf("%s: the broken node is not shown as unknown with its error:\n%s", args[0], out)
+		}
+		if args[0] != "info" && !regexp.MustCompile(`group +good/|good/ +group`).MatchString(out) {
+			t.Errorf("%s: the good sibling is missing:\n%s", args[0], out)
+		}
 	}
 }
