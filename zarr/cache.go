@@ -240,8 +240,10 @@ func (c *chunkCache) run(ctx context.Context, key chunkID, f *flight, load loade
 		v.acquire() // one for each reader waiting
 	}
 	c.mu.Unlock()
-	close(f.done)
+	// The load's reference goes before the readers wake, so that each
+	// finds the value held only by the cache and the readers.
 	v.release()
+	close(f.done)
 }
 
 // rememberTimeout records that the load of key timed out; under c.mu.
