@@ -2,9 +2,10 @@
 
   /usr/bin/python3 bench/ab.py STORE ARRAY ROUNDS NAME:BINARY[;VAR=VALUE,...] ...
 
-Each round mounts STORE once per variant (alternating the variants' order from one round to
-the next), writes three times the array's size plus 256 MiB of free memory in a subprocess so
-that the host has backed it (see bench.py's warm_memory), and times a single readv of
+Each round mounts STORE once per variant (bench.py's Mount, its log in BENCH_DIR/mount.log;
+the variants' order alternates from one round to the next), writes three times the array's
+size plus 256 MiB of free memory in a subprocess so that the host has backed it (bench.py's
+warm_memory), and times a single readv of
 MOUNT/ARRAY/data into a buffer allocated beforehand, in a fresh reader process: the first read
 through a freshly started daemon, without the open or the reader's start. VAR=VALUE pairs go
 into that variant's daemon environment (GOGC=400, GOMAXPROCS=2, ...). It prints each variant's
@@ -21,10 +22,8 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
 
-PY = "/usr/bin/python3"
+from bench import PY, Mount, warm_memory
 
 READER = r"""
 import os, sys, time
@@ -50,33 +49,14 @@ def variant(spec):
     return name, os.path.abspath(binary), env
 
 
-def warm_memory(mib):
-    blocks = -(-mib // 128)
-    subprocess.run([PY, "-c", "import numpy as np\nb = [np.ones(1 << 24) for _ in range(%d)]" % blocks],
-                   check=True)
-
-
 def first_read(binary, env, store, array):
     """Returns the seconds of the first read and the array's size in bytes."""
-    mnt = tempfile.mkdtemp(prefix="zarrfs-ab-")
-    daemon = subprocess.Popen([binary, "mount", store, mnt], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 30
-        while not os.path.ismount(mnt):
-            if daemon.poll() is not None or time.time() > deadline:
-                raise RuntimeError("%s mount %s failed" % (binary, store))
-            time.sleep(0.01)
-        data = os.path.join(mnt, array, "data")
+    with Mount(store, binary=binary, env=env) as m:
+        data = os.path.join(m.mnt, array, "data")
         size = os.stat(data).st_size
         warm_memory(3 * (size >> 20) + 256)
         out = subprocess.run([PY, "-c", READER, data], capture_output=True, text=True, check=True)
         return float(out.stdout), size
-    finally:
-        if os.path.ismount(mnt):
-            subprocess.run([binary, "unmount", mnt])
-        daemon.wait(60)
-        os.rmdir(mnt)
 
 
 def main(args):

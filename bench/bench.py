@@ -186,15 +186,18 @@ def du(path):
 
 
 class Mount:
-    """A fresh `zarrfs mount` of a store; peak() is the daemon's peak RSS in bytes."""
+    """A fresh `zarrfs mount` of a store (by binary, ZARRFS by default, with env for the daemon's
+    environment, os.environ by default); peak() is the daemon's peak RSS in bytes."""
 
-    def __init__(self, store, extra=()):
+    def __init__(self, store, extra=(), binary=None, env=None):
+        self.zarrfs = binary or ZARRFS
         self.mnt = tempfile.mkdtemp(prefix="zarrfs-bench-mnt-")
+        os.makedirs(BENCH_DIR, exist_ok=True)
         self.logf = open(os.path.join(BENCH_DIR, "mount.log"), "a")
-        menv = dict(os.environ)
+        menv = dict(os.environ if env is None else env)
         if PROFILE:
             menv["ZARRFS_CPUPROFILE"] = os.path.join(BENCH_DIR, "profile-%s.prof" % os.path.basename(store))
-        self.p = subprocess.Popen([ZARRFS, "mount", *MOUNT_ARGS, *extra, store, self.mnt],
+        self.p = subprocess.Popen([self.zarrfs, "mount", *MOUNT_ARGS, *extra, store, self.mnt],
                                   stdout=self.logf, stderr=self.logf, env=menv)
         deadline = time.time() + 60
         while not os.path.ismount(self.mnt):
@@ -212,7 +215,7 @@ class Mount:
 
     def close(self):
         if os.path.ismount(self.mnt):
-            subprocess.run([ZARRFS, "unmount", self.mnt], stderr=self.logf)
+            subprocess.run([self.zarrfs, "unmount", self.mnt], stderr=self.logf)
         try:
             self.p.wait(60)
         except subprocess.TimeoutExpired:
