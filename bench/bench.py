@@ -345,7 +345,7 @@ def bench_main(main, out):
     # A first read through the mount ends in the same read(2) into a fresh array as np.fromfile
     # of a page-cached file, with the FUSE round trips and the decoding added: np.fromfile's
     # figure bounds the mount, whatever the codec.
-    bound = ["%s %.2f" % (s, mibs(size, cf) / mibs(size, med["python"][s])) for s in stores if s in med["python"]]
+    bound = ["%s %.2f" % (s, med["python"][s] / cf) for s in stores if s in med["python"]]
     out.append("np.fromfile of the page-cached bytes / zarr-python, the most any first read through a mount can reach"
                " of zarr-python's speed: %s.\n" % ", ".join(bound))
     # On a machine whose speed swings from read to read (BENCH.md), the fastest of the rounds is
@@ -371,12 +371,11 @@ def bench_main(main, out):
     out.append("|---|---|---|---|---|---|---|---|")
     for s in stores:
         py = mcpu["python"].get(s)
-        full = mibs(size, mcpu["mount"][s] / CORES)
+        full = mcpu["mount"][s] / CORES  # seconds, every core busy
         out.append("| %s | %s | %.2f | %.2f | %s | %s | %s | %.2f |" % (
             s, "%.2f" % py if py else "n/a", mcpu["mount"][s], mcpu["cat"][s],
-            "%.2f" % (mcpu["mount"][s] / py) if py else "n/a", fmt(full),
-            "%.2f" % (full / mibs(size, med["python"][s])) if s in med["python"] else "n/a",
-            full / mibs(size, med["cat"][s])))
+            "%.2f" % (mcpu["mount"][s] / py) if py else "n/a", fmt(mibs(size, full)),
+            "%.2f" % (med["python"][s] / full) if s in med["python"] else "n/a", med["cat"][s] / full))
     out.append("")
 
 
