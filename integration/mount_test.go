@@ -461,10 +461,12 @@ with open(os.path.join(root, "broken", "unknown", "0"), "wb") as f:
 // brokenOnce adds the broken arrays to the shared v2 store once.
 var brokenOnce sync.Once
 
-// TestMountPythonV2 mounts the arrays zarr-python wrote (plus one with an
-// unknown codec) and checks them with real tools.
-func TestMountPythonV2(t *testing.T) {
-	needFuse(t)
+// v2MountArrays has zarr-python write its v2 arrays (plus one with an
+// unknown codec beside a sibling that reads fine) and returns the store,
+// the arrays with their reference files, and the paths of those shown as
+// data.txt.
+func v2MountArrays(t *testing.T) (string, []mountArray, map[string]bool) {
+	t.Helper()
 	store, cases := writeV2(t)
 	brokenOnce.Do(func() { peertest.RunPython(t, brokenProgram, store) })
 	fine := filepath.Join(t.TempDir(), "fine.bin")
@@ -484,6 +486,14 @@ func TestMountPythonV2(t *testing.T) {
 	arrays = append(arrays,
 		mountArray{Path: "broken/fine", Ref: fine, File: "data", DType: "<i4", Shape: []int{6}},
 		mountArray{Path: "broken/unknown", File: "data", DType: "<i4", Shape: []int{6}, Unsupported: "an unknown codec"})
+	return store, arrays, vlen
+}
+
+// TestMountPythonV2 mounts the arrays zarr-python wrote (plus one with an
+// unknown codec) and checks them with real tools.
+func TestMountPythonV2(t *testing.T) {
+	needFuse(t)
+	store, arrays, vlen := v2MountArrays(t)
 	m := mountStore(t, store)
 	t.Run("tree", func(t *testing.T) { checkTree(t, store, m.dir, vlen) })
 	t.Run("metadata", func(t *testing.T) { checkMetadata(t, store, m.dir) })
@@ -502,6 +512,34 @@ func TestMountPythonV2(t *testing.T) {
 		checkXattrs(t, m.dir, some, "2")
 	})
 	t.Run("numpy", func(t *testing.T) { checkNumpyAndPread(t, m.dir, arrays) })
+}
+
+// TestMountReadPaths compares what zarr-python and zarrita wrote with what
+// the mount reads through its other read paths: no chunk cache (and so no
+// read-ahead), and a cache too small to keep any chunk (read-ahead loads
+// thrown away as they arrive). TestMountPythonV2 and TestMountZarritaV3
+// read through the default one.
+func TestMountReadPaths(t *testing.T) {
+	needFuse(t)
+	v2, v2Arrays, _ := v2MountArrays(t)
+	v3, v3Arrays := v3MountArrays(t)
+	for _, rp := range []struct{ name, flag string }{
+		{"no-cache", "--cache-size=0"},
+		{"tiny-cache", "--cache-size=4KiB"},
+	} {
+		for _, s := range []struct {
+			name   string
+			store  string
+			arrays []mountArray
+		}{{"v2", v2, v2Arrays}, {"v3", v3, v3Arrays}} {
+			t.Run(rp.name+"/"+s.name, func(t *testing.T) {
+				m := mountStore(t, s.store, rp.flag)
+				t.Run("cmp", func(t *testing.T) { checkData(t, m.dir, s.arrays) })
+				t.Run("dd", func(t *testing.T) { checkDD(t, m.dir, s.arrays) })
+				t.Run("numpy", func(t *testing.T) { checkNumpyAndPread(t, m.dir, s.arrays) })
+			})
+		}
+	}
 }
 
 // writeErrnoProgram tries every kind of write on the mount and prints
