@@ -516,16 +516,18 @@ func TestMountPythonV2(t *testing.T) {
 
 // TestMountReadPaths compares what zarr-python and zarrita wrote with what
 // the mount reads through its other read paths: no chunk cache (and so no
-// read-ahead), and a cache too small to keep any chunk (read-ahead loads
-// thrown away as they arrive). TestMountPythonV2 and TestMountZarritaV3
-// read through the default one.
+// read-ahead); a cache too small to keep any chunk (each costs 64 bytes or
+// more: read-ahead loads thrown away as they arrive); and a small cache
+// that evicts as these arrays are read. TestMountPythonV2 and
+// TestMountZarritaV3 read through the default one.
 func TestMountReadPaths(t *testing.T) {
 	needFuse(t)
 	v2, v2Arrays, _ := v2MountArrays(t)
 	v3, v3Arrays := v3MountArrays(t)
 	for _, rp := range []struct{ name, flag string }{
 		{"no-cache", "--cache-size=0"},
-		{"tiny-cache", "--cache-size=4KiB"},
+		{"cache-keeps-nothing", "--cache-size=100"},
+		{"small-cache", "--cache-size=4KiB"},
 	} {
 		for _, s := range []struct {
 			name   string
