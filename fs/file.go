@@ -151,7 +151,8 @@ func (f *dataFile) Open(_ context.Context, flags uint32) (gofs.FileHandle, uint3
 	return nil, fuse.FOPEN_KEEP_CACHE, 0
 }
 
-// Read copies the header, then the array's contents through Array.ReadAt.
+// Read replies with the header's bytes, then the array's contents through
+// Array.ReadSlices: slices of the cached chunks, not copied into dest.
 func (f *dataFile) Read(ctx context.Context, _ gofs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	if off < 0 {
 		return nil, syscall.EINVAL
