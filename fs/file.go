@@ -152,7 +152,7 @@ func (f *dataFile) Open(_ context.Context, flags uint32) (gofs.FileHandle, uint3
 }
 
 // Read replies with the header's bytes, then the array's contents through
-// Array.ReadSlices: slices of the cached chunks, not copied into dest.
+// Array.ReadSlices: slices of the decoded chunks, not copied into dest.
 func (f *dataFile) Read(ctx context.Context, _ gofs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	if off < 0 {
 		return nil, syscall.EINVAL

@@ -118,7 +118,7 @@ func (a *Array) chunkKey(idx []int64) string {
 	return store.Join(a.path, a.keys.key(idx))
 }
 
-// errorf wraps err with the store, the array and the chunk key.
+// chunkError wraps err with the store, the array and the chunk key.
 func (a *Array) chunkError(key string, err error) error {
 	return fmt.Errorf("%s: array %q: chunk %q: %w", a.st, "/"+a.path, key, err)
 }
@@ -686,7 +686,8 @@ func (a *Array) readAhead(e0, e1 int64) {
 	}
 }
 
-// elementsBlock is how many fixed-size elements Elements reads at once.
+// elementsBlock is how many bytes of fixed-size elements Elements reads at
+// once (one element at least).
 const elementsBlock = 1 << 20
 
 // Elements calls fn with every element in C order: the bytes of a

@@ -26,7 +26,8 @@ type chunkValue struct {
 	// on (a partial read of a Blosc chunk); such values are never cached.
 	ranged bool
 	base   int64
-	// index is a shard index (cached under the shard's key + "\x00index").
+	// index is a shard index (cached under the shard's chunkID with
+	// shardIndex set).
 	index *codec.ShardIndex
 
 	// buf, when set, is the pooled buffer fixed lies in: it goes back to
@@ -279,18 +280,6 @@ func (c *chunkCache) hitLocked(key chunkID) *chunkValue {
 		v := e.Value.(*cacheEntry).val
 		v.acquire()
 		return v
-	}
-	return nil
-}
-
-// lookup returns the cached chunk for key, or nil, without a reference:
-// only to see whether it is there.
-func (c *chunkCache) lookup(key chunkID) *chunkValue {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.items[key]; ok {
-		c.lru.MoveToFront(e)
-		return e.Value.(*cacheEntry).val
 	}
 	return nil
 }

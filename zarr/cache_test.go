@@ -371,3 +371,15 @@ func TestWritesNotShadowedByCache(t *testing.T) {
 		t.Errorf("after concurrent reads the array reads %v, want %v", got, want)
 	}
 }
+
+// lookup returns the cached chunk for key, or nil, without a reference:
+// only to see whether it is there.
+func (c *chunkCache) lookup(key chunkID) *chunkValue {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[key]; ok {
+		c.lru.MoveToFront(e)
+		return e.Value.(*cacheEntry).val
+	}
+	return nil
+}

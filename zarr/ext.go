@@ -67,8 +67,8 @@ func parseExt(what string, raw json.RawMessage) (extension, error) {
 	return e, nil
 }
 
-// parseExtension parses an extension value and refuses a configuration
-// when the caller has none to give (returns name and configuration).
+// parseExtension parses an extension value (parseExt) and returns its name
+// and configuration.
 func parseExtension(what string, raw json.RawMessage) (string, codec.Config, error) {
 	e, err := parseExt(what, raw)
 	return e.name, e.config, err

@@ -8,11 +8,11 @@ import (
 	"strings"
 )
 
-// Info summarises a node for `zarrfs info` (as JSON or as Text), info.txt
-// in the mount and the xattrs.
+// Info summarises a node for `zarrfs info` (as JSON or as Text) and
+// info.txt in the mount.
 type Info struct {
 	Path   string `json:"path"`   // "/" for the root, "/a/b" otherwise
-	Kind   string `json:"kind"`   // "group" or "array"
+	Kind   string `json:"kind"`   // "group", "array" or "unknown"
 	Format string `json:"format"` // "v2", "v3" …
 	// Shape and Chunks are null for groups and for arrays whose metadata
 	// is broken, [] for 0-d arrays.

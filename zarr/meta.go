@@ -356,8 +356,7 @@ func parseShapeAndChunks(obj map[string]json.RawMessage) (shape, chunks []int64,
 	return shape, chunks, nil
 }
 
-// chunkLayout checks a shape against its chunk shape and computes the
-// chunk grid, sizes and the codec spec of one chunk.
+// chunkLayout is an array's chunk grid and sizes.
 type chunkLayout struct {
 	grid       []int64 // chunks per dimension
 	nelem      int64   // elements in the array
@@ -369,6 +368,8 @@ type chunkLayout struct {
 	slabChunks int64
 }
 
+// newChunkLayout checks a shape against its chunk shape and computes the
+// layout.
 func newChunkLayout(shape, chunks []int64, itemSize int) (chunkLayout, error) {
 	if len(shape) != len(chunks) {
 		return chunkLayout{}, fmt.Errorf("%w: chunk shape %v does not match the rank of shape %v", ErrInvalidMetadata, chunks, shape)

@@ -53,11 +53,12 @@ func (c *collector) release() {
 }
 
 // ReadSlices reads, like ReadAt, len(p) bytes of the logical content from
-// off, but returns them as slices: of decoded chunks in the cache where
-// the read finds them (without copying them into p), and of p for the
-// rest, which it reads into p; n is their total length. The slices may be
-// read only until release is called, which must be called once (it lets
-// the chunks' memory be reused).
+// off, but returns them as slices: of the decoded chunks it reads them
+// from, cached or just loaded (without copying them into p), and of p for
+// the rest (fill values, runs past maxSlices, reads straight from the
+// store, reads that cut elements), which it reads into p; n is their total
+// length. The slices may be read only until release is called, which must
+// be called once (it lets the chunks' memory be reused).
 func (a *Array) ReadSlices(ctx context.Context, p []byte, off int64) (vec [][]byte, n int, release func(), err error) {
 	col := &collector{}
 	n, err = a.readAt(ctx, p, off, col)

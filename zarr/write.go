@@ -17,7 +17,7 @@ import (
 const writeCacheSize = 64 << 20
 
 // marshalDoc serialises a metadata document as zarr-python does: indented,
-// without HTML escaping, ending in a newline for v3 documents as well.
+// without HTML escaping, with no newline at the end.
 func marshalDoc(v any, indent string) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
