@@ -391,15 +391,42 @@ func checkMetadata(t *testing.T, store, mnt string) {
 	}
 }
 
-// v3MountArrays has zarrita write its v3 arrays and read them back, and
-// returns the store and the arrays with their reference files.
+// v3Fixture caches writeV3MountArrays's store: zarrita writes it once per
+// run (the tests only read it).
+var v3Fixture struct {
+	once   sync.Once
+	store  string
+	arrays []mountArray
+	ok     bool
+}
+
+// v3MountArrays has zarrita write its v3 arrays and read them back (once
+// per test binary), and returns the store and the arrays with their
+// reference files. The caller must not change the returned slice.
 func v3MountArrays(t *testing.T) (string, []mountArray) {
 	t.Helper()
 	peertest.NeedNode(t)
-	store := filepath.Join(t.TempDir(), "v3.zarr")
+	v3Fixture.once.Do(func() {
+		v3Fixture.store, v3Fixture.arrays = writeV3MountArrays(t, filepath.Join(tmpRoot, "zarrita-v3"))
+		v3Fixture.ok = true
+	})
+	if !v3Fixture.ok {
+		t.Fatal("writing zarrita's v3 arrays failed in an earlier test")
+	}
+	return v3Fixture.store, v3Fixture.arrays
+}
+
+// writeV3MountArrays has zarrita write its v3 arrays into dir/v3.zarr and
+// read them back into reference files in dir/refs.
+func writeV3MountArrays(t *testing.T, dir string) (string, []mountArray) {
+	t.Helper()
+	store := filepath.Join(dir, "v3.zarr")
 	paths := strings.Fields(string(peertest.RunNode(t, "write_v3.mjs", store)))
 	data, errs := zarritaRead(t, itemsIn(store, paths))
-	refs := t.TempDir()
+	refs := filepath.Join(dir, "refs")
+	if err := os.MkdirAll(refs, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	var arrays []mountArray
 	for i, p := range paths {
 		if errs[i] != nil {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -85,23 +86,7 @@ func remoteData(t *testing.T) *remoteStores {
 		v3src, arrays := v3MountArrays(t)
 		v3 := filepath.Join(s.root, "v3")
 		copyTree(t, v3src, v3)
-		// The references live in the first test's temporary directory:
-		// keep copies for the whole run.
-		refs := filepath.Join(s.root, "refs")
-		if err := os.MkdirAll(refs, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for i, a := range arrays {
-			b, err := os.ReadFile(a.Ref)
-			if err != nil {
-				t.Fatal(err)
-			}
-			arrays[i].Ref = filepath.Join(refs, fmt.Sprintf("v3-%d.bin", i))
-			if err := os.WriteFile(arrays[i].Ref, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		s.v3 = arrays
+		s.v3 = slices.Clone(arrays)
 		s.shardedShape, s.shardedShards, s.shardedChunks = [2]int{120, 100}, [2]int{40, 50}, [2]int{8, 10}
 		peertest.RunNode(t, "write_sharded.mjs", v3, "sharded",
 			fmt.Sprint(s.shardedShape[0]), fmt.Sprint(s.shardedShape[1]),
