@@ -130,7 +130,7 @@ endef
 
 # stress runs the long versions of the reliability tests (integration/):
 # the stress test for STRESS_DURATION and fsx for FSX_OPS operations, then
-# the fault and lifecycle tests. The figures in README.md come from here.
+# the fault and lifecycle tests. The figures in docs/TESTING.md come from here.
 stress: deps
 	ZARRFS_REQUIRE_PEERS=1 ZARRFS_STRESS_DURATION=$(STRESS_DURATION) ZARRFS_FSX_OPS=$(FSX_OPS) \
 		$(GO) test -count=1 -timeout 60m -run 'Stress|Fsx|Fault|Lifecycle' -v ./integration/

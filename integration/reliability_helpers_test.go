@@ -205,7 +205,7 @@ func checkNoRace(t *testing.T, m *mounted) {
 // slack stretches a time limit of the reliability tests when they run
 // under -race (the binary too): the race detector slows everything several
 // times over, and the limits are about zarrfs, not the detector. The
-// figures in README.md come from runs without -race.
+// figures in docs/TESTING.md come from runs without -race.
 func slack(d time.Duration) time.Duration {
 	if peertest.RaceBuild {
 		return 4 * d
