@@ -133,10 +133,11 @@ func newRawFS(h *zarr.Hierarchy, root *zarr.Node, cfg Config, logger *log.Logger
 			AllowOther:   cfg.AllowOther,
 			MaxWrite:     maxRead,
 			MaxReadAhead: maxRead,
-			// Replies are in memory: splicing them gains nothing (go-fuse
-			// would set up a pipe for each reply of one buffer, then give
-			// up and write it as usual).
-			// Splicing uncompressed chunk files saved 3-4% (BENCH.md).
+			// Replies are slices of decoded chunks in memory, which
+			// go-fuse writes with writev: a splice would only add a
+			// pipe per reply. (Splicing straight from uncompressed chunk
+			// files is a different read path, not built: BENCH.md, Not
+			// done.)
 			DisableSplice: true,
 			DirectMount:   os.Geteuid() == 0,
 			MaxBackground: cmp.Or(cfg.MaxBackground, DefaultMaxBackground),

@@ -1,6 +1,6 @@
 // Command zarrfs mounts a Zarr hierarchy read-only as a file system in which
 // every array is an ordinary file of decoded bytes, and inspects hierarchies
-// from the command line (DESIGN.md §2).
+// from the command line (README.md describes the commands).
 //
 //	zarrfs mount [flags] STORE MOUNTPOINT
 //	zarrfs unmount MOUNTPOINT

@@ -185,10 +185,10 @@ func (m *mountFlags) mount(o *opened, mountpoint string, logger *log.Logger) (*f
 // request readers cannot all hold, once the server has counted them:
 // go-fuse lets one reader more than it counted processors (at least 2)
 // wait for requests, each in a blocking read(2) that keeps its processor.
-// While they held every processor, the runtime's monitor took processors
-// back from them after 20 µs and, having taken one, kept waking every
-// 20 µs to look: on 2 cores that was a fifth of the daemon's CPU time
-// during find(1) over 10,000 arrays. GOMAXPROCS in the environment wins.
+// When they hold every processor, the runtime's monitor takes processors
+// back from them and, having taken one, keeps waking every 20 µs to look,
+// which costs the daemon CPU time on every request (figures: BENCH.md,
+// "A spare Go processor"). GOMAXPROCS in the environment wins.
 func spareProcessor() {
 	if os.Getenv("GOMAXPROCS") != "" {
 		return

@@ -5,7 +5,7 @@
 // optionally split into one stream per byte of the element type, each
 // stream compressed with an inner codec (BloscLZ, LZ4, LZ4HC, Snappy, zlib
 // or Zstandard) after a byte or bit shuffle. The layout follows c-blosc
-// 1.21 (see BLOSC-NOTES.md in the project's specs): block starts are
+// 1.21 (docs/BLOSC.md in this repository): block starts are
 // offsets from the start of the chunk, a block is split only when the
 // dont-split flag is clear, typesize <= 16, blocksize/typesize >= 128 and it
 // is not the last short block, and bitshuffle leaves blocks whose element

@@ -1,14 +1,12 @@
 // Package hugemem allocates large byte buffers backed ahead of their first
 // write, by transparent huge pages where they fit.
 //
-// Fresh memory costs a page fault per 4 KiB page on its first write. On
-// virtual machines that fault is expensive: 13–16 µs a page was measured
-// on the 2-core machine zarrfs is benchmarked on, so a 2 MiB decoded
-// chunk written to fresh memory spent longer faulting (6.7 ms) than
-// decoding (about 3.7 ms with zstd). The whole 2 MiB-aligned huge pages
-// within a buffer are advised MADV_HUGEPAGE, and take one fault each; the
-// rest is populated with one MADV_POPULATE_WRITE call, which costs about a
-// third of the faults it replaces. Both are advice: a kernel without them
+// Fresh memory costs a page fault per 4 KiB page on its first write, and
+// on virtual machines that fault can cost more than decoding the chunk
+// written there. The whole 2 MiB-aligned huge pages within a buffer are
+// advised MADV_HUGEPAGE, and take one fault each; the rest is populated
+// with one MADV_POPULATE_WRITE call instead of a fault per page. Both are
+// advice: a kernel without them
 // leaves the buffer as make would. The buffer is allocated at its exact
 // size, so the Go heap's accounting (and its soft memory limit) sees what
 // it costs.
