@@ -10,27 +10,15 @@ import (
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
-// entryKind tells what a directory entry shows.
-type entryKind int
-
-const (
-	entryDocument entryKind = iota // a metadata document, byte for byte
-	entryInfo                      // info.txt
-	entryData                      // data: the decoded contents
-	entryNpy                       // data.npy: the contents behind a .npy header
-	entryText                      // data.txt: variable-length elements, one per line
-	entryChild                     // a child group or array
-)
-
-// entry is one name in a node's directory.
+// entry is one name in a node's directory: a file or a child node.
 type entry struct {
 	name  string
-	kind  entryKind
-	doc   []byte     // entryDocument
-	child *zarr.Node // entryChild
+	file  view.File  // a file; nil for a child node
+	child *zarr.Node // a child group or array
 }
 
 // dirNode is the directory of a group or an array (the mount's root is one
@@ -46,7 +34,7 @@ type dirNode struct {
 
 // listing is what a directory shows, from one view of the hierarchy.
 type listing struct {
-	v       *view
+	v       *snapshot
 	node    *zarr.Node
 	entries []entry // nil until listed; listing errors are not remembered
 	// unlisted is the error listing the group's children when the store
@@ -55,7 +43,7 @@ type listing struct {
 	unlisted error
 }
 
-func newDirNode(m *mountFS, v *view, n *zarr.Node) *dirNode {
+func newDirNode(m *mountFS, v *snapshot, n *zarr.Node) *dirNode {
 	return &dirNode{m: m, l: listing{v: v, node: n}}
 }
 
@@ -92,7 +80,7 @@ func (d *dirNode) current(ctx context.Context) (listing, error) {
 }
 
 func (d *dirNode) currentLocked(ctx context.Context) (listing, error) {
-	v := d.m.views.current(ctx)
+	v := d.m.snaps.current(ctx)
 	if v == d.l.v {
 		return d.l, nil
 	}
@@ -109,7 +97,7 @@ func (d *dirNode) currentLocked(ctx context.Context) (listing, error) {
 	return d.l, nil
 }
 
-// list returns the node's directory entries: its documents, then for an
+// list returns the node's directory entries: its files (view.Files: its documents, then for an
 // array its data files, then info.txt, then for a group its children by
 // name. Names beginning with "__" and children whose name is already taken
 // are not shown.
@@ -130,21 +118,9 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 		taken[e.name] = true
 		es = append(es, e)
 	}
-	for _, doc := range node.Documents {
-		add(entry{name: doc.Name, kind: entryDocument, doc: doc.Data})
+	for _, f := range view.Files(node) {
+		add(entry{name: f.Name(), file: f})
 	}
-	if node.Kind == zarr.KindArray {
-		switch a := node.Array; {
-		case a == nil:
-			add(entry{name: "data", kind: entryData})
-		case a.Variable():
-			add(entry{name: "data.txt", kind: entryText})
-		default:
-			add(entry{name: "data", kind: entryData})
-			add(entry{name: "data.npy", kind: entryNpy})
-		}
-	}
-	add(entry{name: "info.txt", kind: entryInfo})
 	if node.Kind == zarr.KindGroup && node.Err == nil {
 		children, err := l.v.h.Children(ctx, node.Path)
 		if errors.Is(err, zarr.ErrNotListable) {
@@ -153,7 +129,7 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 			return l, err
 		}
 		for _, c := range children {
-			add(entry{name: c.Name(), kind: entryChild, child: c})
+			add(entry{name: c.Name(), child: c})
 		}
 	}
 	l.entries = es
@@ -163,22 +139,14 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 
 // newChild builds the node of entry e of listing l.
 func (d *dirNode) newChild(l listing, e entry) attrNode {
-	switch e.kind {
-	case entryDocument:
-		return &bytesFile{m: d.m, data: e.doc, mtime: l.node.ModTime}
-	case entryInfo:
-		return &bytesFile{m: d.m, data: []byte(InfoText(l.node)), mtime: l.node.ModTime}
-	case entryData, entryNpy:
-		return newDataFile(d.m, l.node, e.kind == entryNpy)
-	case entryText:
-		return &textFile{m: d.m, node: l.node}
-	default:
-		return newDirNode(d.m, l.v, e.child)
+	if e.file != nil {
+		return &fileNode{m: d.m, f: e.file, mtime: l.node.ModTime}
 	}
+	return newDirNode(d.m, l.v, e.child)
 }
 
-func entryMode(k entryKind) uint32 {
-	if k == entryChild {
+func entryMode(e entry) uint32 {
+	if e.file == nil {
 		return dirMode
 	}
 	return fileMode
@@ -215,7 +183,7 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 		}
 		n := d.newChild(l, e)
 		n.attr(ctx, &out.Attr)
-		return d.NewInode(ctx, n, stable(entryMode(e.kind))), 0
+		return d.NewInode(ctx, n, stable(entryMode(e))), 0
 	}
 	if l.unlisted != nil && !strings.HasPrefix(name, "__") {
 		// The store cannot list: open the child by its path.
@@ -226,7 +194,7 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 		if err != nil {
 			return nil, d.m.log.errno(err)
 		}
-		n := d.newChild(l, entry{name: name, kind: entryChild, child: c})
+		n := d.newChild(l, entry{name: name, child: c})
 		n.attr(ctx, &out.Attr)
 		return d.NewInode(ctx, n, stable(dirMode)), 0
 	}
@@ -251,9 +219,9 @@ func (d *dirNode) OpendirHandle(ctx context.Context, _ uint32) (gofs.FileHandle,
 	}
 	h := &dirHandle{entries: make([]fuse.DirEntry, len(l.entries))}
 	for i, e := range l.entries {
-		h.entries[i] = fuse.DirEntry{Name: e.name, Mode: entryMode(e.kind), Ino: ino(l.node.Path, e.name), Off: uint64(i + 1)}
+		h.entries[i] = fuse.DirEntry{Name: e.name, Mode: entryMode(e), Ino: ino(l.node.Path, e.name), Off: uint64(i + 1)}
 	}
-	if d.m.views.ttl > 0 {
+	if d.m.snaps.ttl > 0 {
 		return h, 0, 0
 	}
 	return h, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
@@ -321,10 +289,7 @@ func (d *dirNode) xattrs(ctx context.Context) (xattrs, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l.node.Kind == zarr.KindArray && l.node.Array != nil {
-		return arrayXattrs(l.node.Array, l.node.Format), nil
-	}
-	return groupXattrs(l.node.Format), nil
+	return view.Xattrs(l.node), nil
 }
 
 // Getxattr reads a user.zarr.* attribute.
@@ -349,14 +314,4 @@ func (d *dirNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.E
 		return 0, d.m.log.errno(err)
 	}
 	return x.list(dest)
-}
-
-// InfoText is the content of a node's info.txt, which `zarrfs info` prints
-// too: the engine's summary, ending in a newline.
-func InfoText(n *zarr.Node) string {
-	text := n.Info().Text()
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	return text
 }

@@ -9,23 +9,23 @@ import (
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
-// view is one generation of the hierarchy a mount shows. A mount of a
+// snapshot is one generation of the hierarchy a mount shows. A mount of a
 // store that does not change has one view for its whole life; a live
 // mount (Config.Live) opens the hierarchy again when its view is older
 // than the TTL, and every node then answers from the new view.
-type view struct {
+type snapshot struct {
 	h   *zarr.Hierarchy
 	gen uint64 // 0 for the first view; the inodes' StableAttr.Gen
 }
 
-// views holds the current view of a mount and renews it on a live one.
-type views struct {
+// snapshots holds the current snapshot of a mount and renews it on a live one.
+type snapshots struct {
 	ttl    time.Duration // 0: the view never expires
 	reopen func(context.Context) (*zarr.Hierarchy, error)
 	log    *errorLog
 
 	mu sync.Mutex
-	v  *view
+	v  *snapshot
 	at time.Time // when v was opened, or its renewal last failed
 }
 
@@ -33,7 +33,7 @@ type views struct {
 // older than the TTL it opens the hierarchy again first; when that fails
 // (the store is down) it logs why and keeps the old view for another TTL,
 // so that stat and ls keep answering from what was read before.
-func (vs *views) current(ctx context.Context) *view {
+func (vs *snapshots) current(ctx context.Context) *snapshot {
 	if vs.ttl <= 0 {
 		return vs.v // set before the mount, never changed
 	}
@@ -51,7 +51,7 @@ func (vs *views) current(ctx context.Context) *view {
 		vs.log.errno(fmt.Errorf("reading the hierarchy again (--live): %w; showing it as it was read before", err))
 	default:
 		vs.at = time.Now()
-		vs.v = &view{h: h, gen: vs.v.gen + 1}
+		vs.v = &snapshot{h: h, gen: vs.v.gen + 1}
 	}
 	return vs.v
 }

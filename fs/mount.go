@@ -113,8 +113,8 @@ func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
 // the options to mount it with.
 func newRawFS(h *zarr.Hierarchy, root *zarr.Node, cfg Config, logger *log.Logger) (fuse.RawFileSystem, *fuse.MountOptions) {
 	m := &mountFS{log: errorLog{logger: logger}, mountTime: time.Now(), uid: cfg.UID, gid: cfg.GID}
-	v := &view{h: h}
-	m.views = views{ttl: cfg.Live, reopen: cfg.Reopen, log: &m.log, v: v, at: time.Now()}
+	v := &snapshot{h: h}
+	m.snaps = snapshots{ttl: cfg.Live, reopen: cfg.Reopen, log: &m.log, v: v, at: time.Now()}
 	timeout := cacheTimeout
 	if cfg.Live > 0 {
 		timeout = cfg.Live

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/zarrfs/zarrfs/store/dir"
+	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
 	"github.com/zarrfs/zarrfs/zarr/example"
 )
@@ -112,7 +113,7 @@ func TestMountListing(t *testing.T) {
 	if sys.Uid != 1234 || sys.Gid != 5678 || sys.Nlink != 1 {
 		t.Errorf("data uid %d gid %d nlink %d, want 1234 5678 1", sys.Uid, sys.Gid, sys.Nlink)
 	}
-	hdr := NpyHeader("<f4", []int64{example.NumTimes, example.NumLats, example.NumLons})
+	hdr := view.NpyHeader("<f4", []int64{example.NumTimes, example.NumLats, example.NumLons})
 	if got := stat(t, filepath.Join(mnt, "temperature", "data.npy")).Size(); got != want+int64(len(hdr)) {
 		t.Errorf("data.npy size %d, want %d", got, want+int64(len(hdr)))
 	}

@@ -33,7 +33,7 @@ const rootIno = 1
 
 // mountFS is what every node of one mount shares.
 type mountFS struct {
-	views     views
+	snaps     snapshots
 	log       errorLog
 	mountTime time.Time
 	uid, gid  uint32

@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/zarrfs/zarrfs/fs"
 	"github.com/zarrfs/zarrfs/internal/hugemem"
+	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
@@ -187,7 +187,7 @@ var infoCommand = command{
 				return err
 			}
 			if !*asJSON {
-				_, err := io.WriteString(e.stdout, fs.InfoText(n))
+				_, err := io.WriteString(e.stdout, view.InfoText(n))
 				return err
 			}
 			b, err := json.MarshalIndent(n.Info(), "", "  ")
@@ -239,7 +239,7 @@ func cat(ctx context.Context, w io.Writer, n *zarr.Node) error {
 		return n.Array.Err
 	case n.Array.Variable():
 		bw := bufio.NewWriterSize(w, 1<<20)
-		if err := fs.WriteText(ctx, bw, n.Array); err != nil {
+		if err := view.WriteText(ctx, bw, n.Array); err != nil {
 			return err
 		}
 		return bw.Flush()

@@ -1,13 +1,69 @@
-package fs
+package view
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/zarrfs/zarrfs/zarr"
 )
+
+// textFile is the data.txt of an array of variable-length elements. Its
+// content is rendered once, when it is first needed; a failed rendering is
+// tried again at the next call.
+type textFile struct {
+	node *zarr.Node
+
+	mu   sync.Mutex
+	text []byte // nil until rendered
+}
+
+func (f *textFile) Name() string { return "data.txt" }
+
+// render returns the file's content, rendering it on first use.
+func (f *textFile) render(ctx context.Context) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.text != nil {
+		return f.text, nil
+	}
+	if f.node.Err != nil {
+		return nil, f.node.Err
+	}
+	var b bytes.Buffer
+	if err := WriteText(ctx, &b, f.node.Array); err != nil {
+		return nil, err
+	}
+	f.text = append([]byte{}, b.Bytes()...) // not nil, even when empty
+	return f.text, nil
+}
+
+// Size is the length of the rendered text.
+func (f *textFile) Size(ctx context.Context) (int64, error) {
+	text, err := f.render(ctx)
+	return int64(len(text)), err
+}
+
+// Check renders the text: it fails when the elements cannot be read.
+func (f *textFile) Check(ctx context.Context) error {
+	_, err := f.render(ctx)
+	return err
+}
+
+// Xattrs are the array's.
+func (f *textFile) Xattrs() []Xattr { return ArrayXattrs(f.node.Array, f.node.Format) }
+
+// ReadAt copies from the rendered text.
+func (f *textFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	text, err := f.render(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return readBytes(text, p, off)
+}
 
 // textFlushSize is how much WriteText buffers before writing.
 const textFlushSize = 64 << 10

@@ -1,0 +1,140 @@
+// Package view makes the files a Zarr node's directory shows besides its
+// child nodes: its metadata documents, an array's decoded contents (`data`,
+// `data.npy`, `data.txt`) and the human-readable info.txt, with the
+// extended attributes of each. It knows nothing of FUSE: the mount (package
+// fs) maps these files to inodes, and the command line (cat, info) writes
+// the same bytes, so the two cannot differ. The layout is DESIGN.md §1 and
+// docs/ARCHITECTURE.md.
+package view
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/zarrfs/zarrfs/zarr"
+)
+
+// A File is one file of a node's directory. Its content is fixed for the
+// life of the hierarchy it was made from.
+type File interface {
+	// Name is the file's name in the node's directory.
+	Name() string
+	// Size returns the file's exact length. Files whose length is known
+	// from metadata decode nothing; a file whose length depends on the
+	// elements (data.txt) renders its content on the first call.
+	Size(ctx context.Context) (int64, error)
+	// Check returns why the file cannot be read, or nil: the mount fails
+	// open(2) with it.
+	Check(ctx context.Context) error
+	// ReadAt reads len(p) bytes at off, as io.ReaderAt does: fewer bytes
+	// only with an error, io.EOF at the end.
+	ReadAt(ctx context.Context, p []byte, off int64) (int, error)
+}
+
+// A SliceReader is a File that can answer a read with slices of decoded
+// chunks instead of copying them into p (see zarr.Array.ReadSlices):
+// release lets go of the chunks once the slices have been used.
+type SliceReader interface {
+	File
+	ReadSlices(ctx context.Context, p []byte, off int64) (vec [][]byte, n int, release func(), err error)
+}
+
+// An Attributed File carries extended attributes (an array's data files
+// carry the array's).
+type Attributed interface {
+	File
+	Xattrs() []Xattr
+}
+
+// Files returns the files of node n's directory other than its child
+// nodes, in the order a listing shows them: the metadata documents, then
+// for an array its data views, then info.txt. Making them reads nothing
+// from the store.
+func Files(n *zarr.Node) []File {
+	var fs []File
+	for _, doc := range n.Documents {
+		fs = append(fs, &bytesFile{name: doc.Name, data: doc.Data})
+	}
+	if n.Kind == zarr.KindArray {
+		switch a := n.Array; {
+		case a == nil:
+			fs = append(fs, &dataFile{name: "data", node: n})
+		case a.Variable():
+			fs = append(fs, &textFile{node: n})
+		default:
+			fs = append(fs, &dataFile{name: "data", node: n},
+				&dataFile{name: "data.npy", node: n, header: NpyHeader(a.DataType.NumPy, a.Shape)})
+		}
+	}
+	return append(fs, &bytesFile{name: "info.txt", data: []byte(InfoText(n))})
+}
+
+// Find returns the file of files named name, or nil.
+func Find(files []File, name string) File {
+	for _, f := range files {
+		if f.Name() == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// copyBufSize is the size of the reads Copy makes: one FUSE reply's worth.
+const copyBufSize = 1 << 20
+
+// Copy writes the whole of f to w, streaming: it holds one buffer, not the
+// file.
+func Copy(ctx context.Context, w io.Writer, f File) error {
+	if err := f.Check(ctx); err != nil {
+		return err
+	}
+	size, err := f.Size(ctx)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, min(size, copyBufSize))
+	for off := int64(0); off < size; {
+		n, err := f.ReadAt(ctx, buf[:min(int64(len(buf)), size-off)], off)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		off += int64(n)
+		if err != nil && !(errors.Is(err, io.EOF) && off == size) {
+			return err
+		}
+	}
+	return nil
+}
+
+// readBytes is ReadAt over content held in memory.
+func readBytes(data, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("read at %d: negative offset", off)
+	}
+	if off >= int64(len(data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, data[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// bytesFile is a file whose content is known when it is made: a metadata
+// document or info.txt.
+type bytesFile struct {
+	name string
+	data []byte
+}
+
+func (f *bytesFile) Name() string                        { return f.name }
+func (f *bytesFile) Size(context.Context) (int64, error) { return int64(len(f.data)), nil }
+func (f *bytesFile) Check(context.Context) error         { return nil }
+func (f *bytesFile) ReadAt(_ context.Context, p []byte, off int64) (int, error) {
+	return readBytes(f.data, p, off)
+}

@@ -1,0 +1,132 @@
+package view
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/store/memory"
+	"github.com/zarrfs/zarrfs/zarr"
+	"github.com/zarrfs/zarrfs/zarr/example"
+)
+
+// exampleNode opens the example hierarchy in memory and returns one node.
+func exampleNode(t testing.TB, path string) *zarr.Node {
+	t.Helper()
+	ctx := context.Background()
+	st := memory.New()
+	if err := example.Write(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	h, err := zarr.Open(ctx, st, zarr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := h.Node(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func fileNames(files []File) string {
+	var s []string
+	for _, f := range files {
+		s = append(s, f.Name())
+	}
+	return strings.Join(s, " ")
+}
+
+func TestFiles(t *testing.T) {
+	for _, c := range []struct{ path, want string }{
+		{"", "zarr.json info.txt"},
+		{"image", "zarr.json data data.npy info.txt"},
+		{"stations", "zarr.json data.txt info.txt"},
+	} {
+		if got := fileNames(Files(exampleNode(t, c.path))); got != c.want {
+			t.Errorf("%q: files %q, want %q", c.path, got, c.want)
+		}
+	}
+}
+
+// TestCopy streams each file of an array and compares with ReadAt of the
+// whole, and with the array's own ReadAt for data.
+func TestCopy(t *testing.T) {
+	ctx := context.Background()
+	n := exampleNode(t, "image")
+	content := make([]byte, n.Array.Size())
+	if k, err := n.Array.ReadAt(ctx, content, 0); k != len(content) {
+		t.Fatalf("ReadAt: %d bytes, %v", k, err)
+	}
+	for _, f := range Files(n) {
+		var b bytes.Buffer
+		if err := Copy(ctx, &b, f); err != nil {
+			t.Fatalf("%s: %v", f.Name(), err)
+		}
+		size, _ := f.Size(ctx)
+		if int64(b.Len()) != size {
+			t.Errorf("%s: copied %d bytes, size %d", f.Name(), b.Len(), size)
+		}
+		whole := make([]byte, size+10)
+		k, err := f.ReadAt(ctx, whole, 0)
+		if int64(k) != size || !errors.Is(err, io.EOF) || !bytes.Equal(whole[:k], b.Bytes()) {
+			t.Errorf("%s: ReadAt past the end = %d, %v; want %d, EOF and the copied bytes", f.Name(), k, err, size)
+		}
+		if k, err := f.ReadAt(ctx, make([]byte, 1), size); k != 0 || !errors.Is(err, io.EOF) {
+			t.Errorf("%s: ReadAt at the end = %d, %v; want 0, EOF", f.Name(), k, err)
+		}
+	}
+	if !bytes.HasSuffix(mustCopy(t, Find(Files(n), "data.npy")), content) || !bytes.Equal(mustCopy(t, Find(Files(n), "data")), content) {
+		t.Error("data or data.npy differ from the array's contents")
+	}
+	if Find(Files(n), "nothing") != nil {
+		t.Error("Find of a missing name is not nil")
+	}
+}
+
+func mustCopy(t *testing.T, f File) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Copy(context.Background(), &b, f); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestCheckUnsupported: the data of an array whose codec is unknown is
+// listed with its size and fails Check, ReadAt and Copy with
+// ErrUnsupported.
+func TestCheckUnsupported(t *testing.T) {
+	ctx := context.Background()
+	st := memory.New()
+	doc := `{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"uint8",` +
+		`"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[4]}},` +
+		`"chunk_key_encoding":{"name":"default"},"fill_value":7,"codecs":[{"name":"bytes"},{"name":"no-such-codec"}]}`
+	if err := st.Set(ctx, "zarr.json", []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	h, err := zarr.Open(ctx, st, zarr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := h.Node(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := Find(Files(n), "data")
+	if f == nil {
+		t.Fatal("no data file")
+	}
+	if err := f.Check(ctx); !errors.Is(err, zarr.ErrUnsupported) {
+		t.Errorf("Check: %v, want ErrUnsupported", err)
+	}
+	if _, err := f.ReadAt(ctx, make([]byte, 4), 0); !errors.Is(err, zarr.ErrUnsupported) {
+		t.Errorf("ReadAt: %v, want ErrUnsupported", err)
+	}
+	if err := Copy(ctx, io.Discard, f); !errors.Is(err, zarr.ErrUnsupported) {
+		t.Errorf("Copy: %v, want ErrUnsupported", err)
+	}
+}
