@@ -118,19 +118,20 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 		taken[e.name] = true
 		es = append(es, e)
 	}
-	for _, f := range view.Files(node) {
-		add(entry{name: f.Name(), file: f})
-	}
+	var children []*zarr.Node
 	if node.Kind == zarr.KindGroup && node.Err == nil {
-		children, err := l.v.h.Children(ctx, node.Path)
+		children, err = l.v.h.Children(ctx, node.Path)
 		if errors.Is(err, zarr.ErrNotListable) {
 			l.unlisted = err
 		} else if err != nil {
 			return l, err
 		}
-		for _, c := range children {
-			add(entry{name: c.Name(), child: c})
-		}
+	}
+	for _, f := range l.v.views.Files(node, children) {
+		add(entry{name: f.Name(), file: f})
+	}
+	for _, c := range children {
+		add(entry{name: c.Name(), child: c})
 	}
 	l.entries = es
 	d.l = l

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
@@ -14,8 +15,13 @@ import (
 // mount (Config.Live) opens the hierarchy again when its view is older
 // than the TTL, and every node then answers from the new view.
 type snapshot struct {
-	h   *zarr.Hierarchy
-	gen uint64 // 0 for the first view; the inodes' StableAttr.Gen
+	h     *zarr.Hierarchy
+	views *view.Views // the files of h's nodes
+	gen   uint64      // 0 for the first view; the inodes' StableAttr.Gen
+}
+
+func newSnapshot(h *zarr.Hierarchy, gen uint64, cfg view.Config) *snapshot {
+	return &snapshot{h: h, views: view.New(h, cfg), gen: gen}
 }
 
 // snapshots holds the current snapshot of a mount and renews it on a live one.
@@ -23,6 +29,7 @@ type snapshots struct {
 	ttl    time.Duration // 0: the view never expires
 	reopen func(context.Context) (*zarr.Hierarchy, error)
 	log    *errorLog
+	views  view.Config // the files each snapshot shows
 
 	mu sync.Mutex
 	v  *snapshot
@@ -51,7 +58,7 @@ func (vs *snapshots) current(ctx context.Context) *snapshot {
 		vs.log.errno(fmt.Errorf("reading the hierarchy again (--live): %w; showing it as it was read before", err))
 	default:
 		vs.at = time.Now()
-		vs.v = &snapshot{h: h, gen: vs.v.gen + 1}
+		vs.v = newSnapshot(h, vs.v.gen+1, vs.views)
 	}
 	return vs.v
 }

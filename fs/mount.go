@@ -16,6 +16,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
+	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
@@ -55,6 +56,8 @@ type Config struct {
 	Live time.Duration
 	// Reopen opens the hierarchy again; required when Live is positive.
 	Reopen func(context.Context) (*zarr.Hierarchy, error)
+	// Views chooses the optional files the mount shows.
+	Views view.Config
 }
 
 // DefaultReadaheadKiB is the kernel read-ahead window the mount command
@@ -113,8 +116,8 @@ func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
 // the options to mount it with.
 func newRawFS(h *zarr.Hierarchy, root *zarr.Node, cfg Config, logger *log.Logger) (fuse.RawFileSystem, *fuse.MountOptions) {
 	m := &mountFS{log: errorLog{logger: logger}, mountTime: time.Now(), uid: cfg.UID, gid: cfg.GID}
-	v := &snapshot{h: h}
-	m.snaps = snapshots{ttl: cfg.Live, reopen: cfg.Reopen, log: &m.log, v: v, at: time.Now()}
+	v := newSnapshot(h, 0, cfg.Views)
+	m.snaps = snapshots{ttl: cfg.Live, reopen: cfg.Reopen, log: &m.log, views: cfg.Views, v: v, at: time.Now()}
 	timeout := cacheTimeout
 	if cfg.Live > 0 {
 		timeout = cfg.Live

@@ -48,11 +48,33 @@ type Attributed interface {
 	Xattrs() []Xattr
 }
 
+// Config chooses the optional files of a directory.
+type Config struct {
+	// Previews shows preview.png beside numeric arrays' data (issue 27).
+	Previews bool
+	// PreviewBudget bounds the bytes of decoded chunks one preview reads.
+	PreviewBudget int64
+}
+
+// Views makes the files of the nodes of one hierarchy. What its files
+// render (data.txt, previews) is kept by the files themselves, for as long
+// as the caller keeps them (the mount: an inode's life).
+type Views struct {
+	h   *zarr.Hierarchy
+	cfg Config
+}
+
+// New returns the views of the nodes of h.
+func New(h *zarr.Hierarchy, cfg Config) *Views {
+	return &Views{h: h, cfg: cfg}
+}
+
 // Files returns the files of node n's directory other than its child
 // nodes, in the order a listing shows them: the metadata documents, then
-// for an array its data views, then info.txt. Making them reads nothing
-// from the store.
-func Files(n *zarr.Node) []File {
+// for an array its data views, then info.txt. children are a group's
+// child nodes, as listed (nil for an array, or when the store cannot
+// list). Making the files reads nothing from the store.
+func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 	var fs []File
 	for _, doc := range n.Documents {
 		fs = append(fs, &bytesFile{name: doc.Name, data: doc.Data})

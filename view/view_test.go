@@ -13,8 +13,9 @@ import (
 	"github.com/zarrfs/zarrfs/zarr/example"
 )
 
-// exampleNode opens the example hierarchy in memory and returns one node.
-func exampleNode(t testing.TB, path string) *zarr.Node {
+// exampleNode opens the example hierarchy in memory and returns one node
+// and its files.
+func exampleNode(t testing.TB, path string) (*zarr.Node, []File) {
 	t.Helper()
 	ctx := context.Background()
 	st := memory.New()
@@ -29,7 +30,13 @@ func exampleNode(t testing.TB, path string) *zarr.Node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	var children []*zarr.Node
+	if n.Kind == zarr.KindGroup {
+		if children, err = h.Children(ctx, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return n, New(h, Config{}).Files(n, children)
 }
 
 func fileNames(files []File) string {
@@ -46,8 +53,8 @@ func TestFiles(t *testing.T) {
 		{"image", "zarr.json data data.npy info.txt"},
 		{"stations", "zarr.json data.txt info.txt"},
 	} {
-		if got := fileNames(Files(exampleNode(t, c.path))); got != c.want {
-			t.Errorf("%q: files %q, want %q", c.path, got, c.want)
+		if _, files := exampleNode(t, c.path); fileNames(files) != c.want {
+			t.Errorf("%q: files %q, want %q", c.path, fileNames(files), c.want)
 		}
 	}
 }
@@ -56,12 +63,12 @@ func TestFiles(t *testing.T) {
 // whole, and with the array's own ReadAt for data.
 func TestCopy(t *testing.T) {
 	ctx := context.Background()
-	n := exampleNode(t, "image")
+	n, files := exampleNode(t, "image")
 	content := make([]byte, n.Array.Size())
 	if k, err := n.Array.ReadAt(ctx, content, 0); k != len(content) {
 		t.Fatalf("ReadAt: %d bytes, %v", k, err)
 	}
-	for _, f := range Files(n) {
+	for _, f := range files {
 		var b bytes.Buffer
 		if err := Copy(ctx, &b, f); err != nil {
 			t.Fatalf("%s: %v", f.Name(), err)
@@ -79,10 +86,10 @@ func TestCopy(t *testing.T) {
 			t.Errorf("%s: ReadAt at the end = %d, %v; want 0, EOF", f.Name(), k, err)
 		}
 	}
-	if !bytes.HasSuffix(mustCopy(t, Find(Files(n), "data.npy")), content) || !bytes.Equal(mustCopy(t, Find(Files(n), "data")), content) {
+	if !bytes.HasSuffix(mustCopy(t, Find(files, "data.npy")), content) || !bytes.Equal(mustCopy(t, Find(files, "data")), content) {
 		t.Error("data or data.npy differ from the array's contents")
 	}
-	if Find(Files(n), "nothing") != nil {
+	if Find(files, "nothing") != nil {
 		t.Error("Find of a missing name is not nil")
 	}
 }
@@ -116,7 +123,7 @@ func TestCheckUnsupported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := Find(Files(n), "data")
+	f := Find(New(h, Config{}).Files(n, nil), "data")
 	if f == nil {
 		t.Fatal("no data file")
 	}
