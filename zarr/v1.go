@@ -1,7 +1,6 @@
 package zarr
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -159,47 +158,4 @@ func parseV1Compression(nameRaw, optsRaw json.RawMessage) (*v2Codec, error) {
 		}
 	}
 	return &v2Codec{id: id, cfg: cfg}, nil
-}
-
-// pythonJSON returns doc with the bare NaN, Infinity and -Infinity tokens
-// Python's json module writes for non-finite floats (outside strings)
-// turned into the strings "NaN", "Infinity" and "-Infinity", which is how
-// Zarr spells them; doc itself is returned when it has none.
-func pythonJSON(doc []byte) []byte {
-	if !bytes.Contains(doc, []byte("NaN")) && !bytes.Contains(doc, []byte("Infinity")) {
-		return doc
-	}
-	var out []byte
-	inString, escaped := false, false
-	for i := 0; i < len(doc); i++ {
-		c := doc[i]
-		if inString {
-			out = append(out, c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		replaced := false
-		for _, tok := range []string{"NaN", "Infinity", "-Infinity"} {
-			if bytes.HasPrefix(doc[i:], []byte(tok)) {
-				out = append(out, '"')
-				out = append(out, tok...)
-				out = append(out, '"')
-				i += len(tok) - 1
-				replaced = true
-				break
-			}
-		}
-		if !replaced {
-			out = append(out, c)
-			inString = c == '"'
-		}
-	}
-	return out
 }
