@@ -16,11 +16,13 @@ import (
 // decodeObject (attributes through parseAttributes).
 
 // decodeObject parses a metadata document into its members, refusing
-// documents over MaxDocumentSize, non-JSON and non-objects.
+// documents over MaxDocumentSize, non-JSON and non-objects. Bare NaN,
+// Infinity and -Infinity are read as pythonJSON turns them.
 func decodeObject(name string, doc []byte) (map[string]json.RawMessage, error) {
 	if len(doc) > MaxDocumentSize {
 		return nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrInvalidMetadata, name, len(doc), MaxDocumentSize)
 	}
+	doc = pythonJSON(doc)
 	if !json.Valid(doc) {
 		return decodeObjectError(name, doc)
 	}
@@ -312,45 +314,75 @@ func checkFolded(lower *[]string, folded *map[string][]byte, names [][]byte, man
 	return nil
 }
 
-// pythonJSON returns doc with the bare NaN, Infinity and -Infinity tokens
-// Python's json module writes for non-finite floats (outside strings)
-// turned into the strings "NaN", "Infinity" and "-Infinity", which is how
-// Zarr spells them; doc itself is returned when it has none.
+// pythonJSON returns doc with the bare NaN, Infinity and -Infinity that
+// Python's json module writes for non-finite floats (zarr-python 2, GDAL
+// and netCDF-c write them in attributes and fill values) turned into the
+// strings "NaN", "Infinity" and "-Infinity", the way Zarr spells them in
+// fill values (and zarr-python 3 in attributes). Only values are turned:
+// a bare token where a member name belongs, or any other spelling
+// ("nan", "+Infinity"), stays as it is and is refused as not JSON, as
+// Python refuses it. doc itself is returned when nothing is turned.
 func pythonJSON(doc []byte) []byte {
 	if !bytes.Contains(doc, []byte("NaN")) && !bytes.Contains(doc, []byte("Infinity")) {
 		return doc
 	}
-	var out []byte
-	inString, escaped := false, false
+	var out []byte // nil until a token is turned
+	done := 0      // doc[:done] is in out
+	var objects []bool
+	wantName := false
 	for i := 0; i < len(doc); i++ {
-		c := doc[i]
-		if inString {
-			out = append(out, c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
+		switch c := doc[i]; c {
+		case '"':
+			for i++; i < len(doc) && doc[i] != '"'; i++ {
+				if doc[i] == '\\' {
+					i++
+				}
 			}
-			continue
-		}
-		replaced := false
-		for _, tok := range []string{"NaN", "Infinity", "-Infinity"} {
-			if bytes.HasPrefix(doc[i:], []byte(tok)) {
-				out = append(out, '"')
-				out = append(out, tok...)
-				out = append(out, '"')
-				i += len(tok) - 1
-				replaced = true
-				break
+			wantName = false
+		case '{', '[':
+			objects = append(objects, c == '{')
+			wantName = c == '{'
+		case '}', ']':
+			if len(objects) > 0 {
+				objects = objects[:len(objects)-1]
 			}
-		}
-		if !replaced {
-			out = append(out, c)
-			inString = c == '"'
+			wantName = false
+		case ',':
+			wantName = len(objects) > 0 && objects[len(objects)-1]
+		case ':':
+			wantName = false
+		case 'N', 'I', '-':
+			if wantName || !valueStart(doc, i) {
+				continue
+			}
+			for _, tok := range []string{"NaN", "Infinity", "-Infinity"} {
+				if bytes.HasPrefix(doc[i:], []byte(tok)) {
+					out = append(append(append(append(out, doc[done:i]...), '"'), tok...), '"')
+					i += len(tok) - 1
+					done = i + 1
+					break
+				}
+			}
 		}
 	}
-	return out
+	if out == nil {
+		return doc
+	}
+	return append(out, doc[done:]...)
+}
+
+// valueStart reports whether a value can begin at doc[i]: the last byte
+// before it that is not white space opens a list, follows a member name or
+// separates items, or there is none.
+func valueStart(doc []byte, i int) bool {
+	for i--; i >= 0; i-- {
+		switch doc[i] {
+		case ' ', '\t', '\r', '\n':
+		case '[', ':', ',':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
 }

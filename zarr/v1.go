@@ -47,7 +47,7 @@ func (h *Hierarchy) loadV1(ctx context.Context, p string) (*Node, error) {
 	}
 	if hasAttrs {
 		n.Documents = append(n.Documents, Document{Name: v1AttrsDoc, Data: attrs})
-		if n.Attributes, err = parseAttributes(v1AttrsDoc, pythonJSON(attrs)); err != nil {
+		if n.Attributes, err = parseAttributes(v1AttrsDoc, attrs); err != nil {
 			n.Err = err
 			return n, nil
 		}
@@ -60,7 +60,7 @@ func (h *Hierarchy) loadV1(ctx context.Context, p string) (*Node, error) {
 // means the node is unusable, while an unsupported data type or
 // compression gives an Array with Err set.
 func parseV1Array(doc []byte) (*Array, error) {
-	obj, err := decodeObject(v1MetaDoc, pythonJSON(doc))
+	obj, err := decodeObject(v1MetaDoc, doc)
 	if err != nil {
 		return nil, err
 	}

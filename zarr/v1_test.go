@@ -373,20 +373,6 @@ func TestV1Invalid(t *testing.T) {
 	}
 }
 
-func TestPythonJSON(t *testing.T) {
-	for in, want := range map[string]string{
-		`{"a": NaN}`:                               `{"a": "NaN"}`,
-		`[Infinity, -Infinity, 1]`:                 `["Infinity", "-Infinity", 1]`,
-		`{"s": "NaN \" Infinity", "f": -Infinity}`: `{"s": "NaN \" Infinity", "f": "-Infinity"}`,
-		`{"s": "a\\", "f": NaN}`:                   `{"s": "a\\", "f": "NaN"}`,
-		`{"plain": 1}`:                             `{"plain": 1}`,
-	} {
-		if got := string(pythonJSON([]byte(in))); got != want {
-			t.Errorf("pythonJSON(%s) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 func FuzzParseV1Array(f *testing.F) {
 	f.Add([]byte(`{"shape": [4, 3], "chunks": [2, 2], "dtype": "<f8", "fill_value": NaN, "order": "F", "compression": "blosc", "compression_opts": {"cname": "lz4", "clevel": 3, "shuffle": 1}, "zarr_format": 1}`))
 	f.Add([]byte(`{"shape": [4], "chunks": [2], "dtype": "|S3", "compression": "zlib", "compression_opts": 1, "zarr_format": 1}`))

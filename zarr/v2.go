@@ -40,12 +40,15 @@ func parseV2Group(doc []byte) error {
 	return checkZarrFormat(v2GroupDoc, obj, 2)
 }
 
-// parseAttributes checks that doc (a .zattrs document) is a JSON object.
+// parseAttributes checks that doc (a .zattrs document, or the attributes
+// of another format's document) is a JSON object, and returns it as JSON
+// that any reader takes: bare NaN and Infinity turned as pythonJSON turns
+// them.
 func parseAttributes(name string, doc []byte) (json.RawMessage, error) {
 	if _, err := decodeObject(name, doc); err != nil {
 		return nil, err
 	}
-	return json.RawMessage(doc), nil
+	return json.RawMessage(pythonJSON(doc)), nil
 }
 
 // dimensionNamesFromAttrs returns the xarray _ARRAY_DIMENSIONS attribute

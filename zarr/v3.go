@@ -91,7 +91,7 @@ func parseV3Node(doc []byte) (v3Node, error) {
 // names ("array" or "group", exactly), or the zero node.
 func v3KindHint(doc []byte) v3Node {
 	var obj map[string]json.RawMessage
-	if len(doc) > MaxDocumentSize || json.Unmarshal(doc, &obj) != nil {
+	if len(doc) > MaxDocumentSize || json.Unmarshal(pythonJSON(doc), &obj) != nil {
 		return v3Node{}
 	}
 	switch string(obj["node_type"]) {
