@@ -2,6 +2,7 @@
 // every array is an ordinary file of decoded bytes, and inspects hierarchies
 // from the command line (README.md describes the commands).
 //
+//	zarrfs STORE MOUNTPOINT [-o OPT[,OPT…]] [-f]   the mount(8) form: mounts, then serves as a daemon
 //	zarrfs mount [flags] STORE MOUNTPOINT
 //	zarrfs unmount MOUNTPOINT
 //	zarrfs ls STORE [PATH]
@@ -10,6 +11,12 @@
 //	zarrfs cat STORE PATH
 //	zarrfs example DIR
 //	zarrfs demo [MOUNTPOINT]
+//	zarrfs version | --version
+//	zarrfs completion bash|zsh|fish
+//
+// The command line is built with spf13/cobra from the commands below, so
+// that -h, the completion scripts and the man pages (zarrfs man DIR, run by
+// make install) all come from the same flag definitions.
 package main
 
 import (
@@ -22,6 +29,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -30,9 +38,12 @@ import (
 type env struct {
 	stdout, stderr io.Writer
 	signals        <-chan os.Signal
+	args           []string // the command line, which a daemon runs again in its child
 }
 
-// command is a subcommand.
+// command is a subcommand. To add one, write a command value beside the
+// code it runs (see lsCommand in inspect.go) and add it to commands below:
+// its help, completion and man page follow from its fields and flags.
 type command struct {
 	name    string
 	args    string // usage after the name
@@ -44,6 +55,8 @@ type command struct {
 	nargs [2]int // minimum and maximum number of positional arguments
 }
 
+// commands are the subcommands, in the order -h lists them. Add new ones
+// here.
 var commands = []command{
 	mountCommand,
 	unmountCommand,
@@ -53,6 +66,7 @@ var commands = []command{
 	catCommand,
 	exampleCommand,
 	demoCommand,
+	versionCommand,
 }
 
 func main() {
@@ -61,67 +75,93 @@ func main() {
 	os.Exit(run(context.Background(), &env{stdout: os.Stdout, stderr: os.Stderr, signals: sigs}, os.Args[1:]))
 }
 
+// runError is an error of a command that ran (exit status 1), as opposed
+// to a usage error (status 2).
+type runError struct{ err error }
+
+func (r runError) Error() string { return r.err.Error() }
+func (r runError) Unwrap() error { return r.err }
+
+// errNoArgs is the usage error of a bare `zarrfs`, whose usage is printed.
+var errNoArgs = errors.New("no arguments")
+
 // run runs the command line args and returns the exit status: 0, or 1 after
 // printing one line naming what failed to standard error (2 for usage
 // errors, as pflag does).
 func run(ctx context.Context, e *env, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(e.stdout)
-		if len(args) == 0 {
-			return 2
-		}
+	e.args = args
+	root := newRoot(e)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
 		return 0
 	}
-	for _, c := range commands {
-		if c.name == args[0] {
-			return c.run(ctx, e, args[1:])
-		}
+	if cmd == nil {
+		cmd = root
 	}
-	fmt.Fprintf(e.stderr, "zarrfs: unknown command %q (see zarrfs -h)\n", args[0])
+	name := cmd.CommandPath()
+	var re runError
+	switch {
+	case errors.Is(err, errNoArgs):
+		return 2
+	case errors.Is(err, errReported):
+		return 1
+	case errors.As(err, &re):
+		fmt.Fprintf(e.stderr, "%s: %s\n", name, oneLine(re.err.Error()))
+		return 1
+	}
+	fmt.Fprintf(e.stderr, "%s: %s (see %s -h)\n", name, oneLine(err.Error()), name)
 	return 2
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "zarrfs mounts Zarr hierarchies read-only: every array becomes a file of decoded bytes.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Usage:")
+// newRoot returns the command tree: the root command, which is also the
+// mount(8) form (mountform.go), with every subcommand under it.
+func newRoot(e *env) *cobra.Command {
+	cobra.EnableCommandSorting = false // -h lists commands in their order
+	root := mountFormCommand(e)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.SilenceErrors = true
+	root.SilenceUsage = true
+	root.DisableAutoGenTag = true
+	root.CompletionOptions.DisableDefaultCmd = true // completionCommand instead, without powershell
+	root.Version = versionString()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
 	for _, c := range commands {
-		fmt.Fprintf(w, "  zarrfs %-32s %s\n", c.name+" "+c.args, c.short)
+		root.AddCommand(c.cobra(e))
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "STORE is a directory, a .zip file, an http(s):// URL or s3://bucket/prefix; PATH a node such as sub/temp.")
-	fmt.Fprintln(w, "Run zarrfs COMMAND -h for a command's flags.")
+	root.AddCommand(completionCommand(), manCommand())
+	return root
 }
 
-// run parses the subcommand's flags and arguments and runs it.
-func (c command) run(ctx context.Context, e *env, args []string) int {
-	fl := pflag.NewFlagSet("zarrfs "+c.name, pflag.ContinueOnError)
-	fl.SetOutput(e.stderr)
-	fl.SortFlags = false
-	fl.SetInterspersed(true)
-	fn := c.flags(fl)
-	fl.Usage = func() {
-		fmt.Fprintf(e.stdout, "Usage: zarrfs %s %s\n\n%s\n", c.name, c.args, c.summary)
-		if fl.HasFlags() {
-			fmt.Fprintf(e.stdout, "\nFlags:\n%s", fl.FlagUsages())
+// cobra returns the cobra command that runs c.
+func (c command) cobra(e *env) *cobra.Command {
+	cc := &cobra.Command{
+		Use:   c.name + " " + c.args,
+		Short: c.short,
+		Long:  c.summary,
+		Args:  nargs(c.nargs[0], c.nargs[1], c.args),
+	}
+	cc.Flags().SortFlags = false
+	fn := c.flags(cc.Flags())
+	cc.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := fn(cmd.Context(), e, args); err != nil {
+			return runError{err}
 		}
+		return nil
 	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
+	return cc
+}
+
+// nargs checks the number of positional arguments.
+func nargs(lo, hi int, usage string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if n := len(args); n < lo || n > hi {
+			return fmt.Errorf("want arguments %s, got %d", usage, n)
 		}
-		fmt.Fprintf(e.stderr, "zarrfs %s: %v (see zarrfs %s -h)\n", c.name, err, c.name)
-		return 2
+		return nil
 	}
-	if n := fl.NArg(); n < c.nargs[0] || n > c.nargs[1] {
-		fmt.Fprintf(e.stderr, "zarrfs %s: want arguments %s, got %d (see zarrfs %s -h)\n", c.name, c.args, n, c.name)
-		return 2
-	}
-	if err := fn(ctx, e, fl.Args()); err != nil {
-		fmt.Fprintf(e.stderr, "zarrfs %s: %s\n", c.name, oneLine(err.Error()))
-		return 1
-	}
-	return 0
 }
 
 // oneLine folds a multi-line message into one line.

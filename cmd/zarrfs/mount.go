@@ -129,30 +129,17 @@ func (m *mountFlags) logger(e *env) (*log.Logger, func(), error) {
 
 var mountCommand = command{
 	name: "mount", args: "[flags] STORE MOUNTPOINT", nargs: [2]int{2, 2},
-	short: "mount STORE in the foreground; SIGINT/SIGTERM unmount",
+	short: "mount STORE in the foreground (or --daemon); SIGINT/SIGTERM unmount",
 	summary: "Mount STORE read-only at MOUNTPOINT and serve it in the foreground until it is\n" +
-		"unmounted; SIGINT or SIGTERM unmounts it (a second signal exits at once).",
+		"unmounted; SIGINT or SIGTERM unmounts it (a second signal exits at once).\n" +
+		"With --daemon, return once the mount answers and serve it in the background,\n" +
+		"as `zarrfs STORE MOUNTPOINT` does.",
 	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
-		var mf mountFlags
-		mf.register(fl)
-		sf := storeFlagsFor(fl)
+		var m mountSpec
+		m.register(fl)
+		fl.BoolVar(&m.daemon, "daemon", false, "return once the mount answers and keep serving it in the background; log to --log-file or syslog")
 		return func(ctx context.Context, e *env, args []string) error {
-			logger, closeLog, err := mf.logger(e)
-			if err != nil {
-				return err
-			}
-			defer closeLog()
-			o, err := openHierarchy(ctx, args[0], sf, mf.options())
-			if err != nil {
-				return err
-			}
-			defer o.close()
-			srv, err := mf.mount(o, args[1], logger)
-			if err != nil {
-				return err
-			}
-			defer startProfile(logger)()
-			return serve(e, srv, args[1], mf.grace, logger, nil)
+			return m.run(ctx, e, args[0], args[1])
 		}
 	},
 }

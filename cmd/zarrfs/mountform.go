@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/syslog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
+)
+
+// mountSpec is what the mount(8) form and `zarrfs mount` are told: the
+// mount and store flags, the -o options that set them, and whether to
+// detach.
+type mountSpec struct {
+	mf mountFlags
+	sf *storeFlags
+	// optionFlags are the flags an -o option may set: every mount and
+	// store flag, its dashes written as underscores (cache_size=2GiB).
+	optionFlags *pflag.FlagSet
+	options     []string // the -o arguments
+	daemon      bool
+}
+
+// register registers the mount and store flags and -o on fl.
+func (m *mountSpec) register(fl *pflag.FlagSet) {
+	m.optionFlags = pflag.NewFlagSet("options", pflag.ContinueOnError)
+	m.optionFlags.SortFlags = false
+	m.mf.register(m.optionFlags)
+	m.sf = storeFlagsFor(m.optionFlags)
+	fl.AddFlagSet(m.optionFlags)
+	fl.StringArrayVarP(&m.options, "options", "o", nil,
+		"mount options, comma-separated: every flag above as NAME=VALUE with underscores (cache_size=2GiB, store_timeout=10s)\n"+
+			"or NAME for a switch (allow_other); ro and the generic options of mount(8), fstab and systemd are accepted, rw is refused")
+}
+
+// genericOptions are the options mount(8), fstab and systemd pass or
+// leave in a line, which zarrfs accepts: the mount is read-only and holds
+// no devices, set-user-ID or executable files whatever they say, and the
+// others are for mount(8) and systemd alone. rw is refused elsewhere.
+var genericOptions = map[string]bool{
+	"ro": true, "defaults": true, "auto": true, "noauto": true, "nofail": true, "_netdev": true,
+	"user": true, "users": true, "nouser": true, "owner": true, "group": true,
+	"dev": true, "nodev": true, "suid": true, "nosuid": true, "exec": true, "noexec": true,
+	"async": true, "sync": true, "atime": true, "noatime": true, "relatime": true, "norelatime": true,
+	"strictatime": true, "nostrictatime": true, "diratime": true, "nodiratime": true,
+	"lazytime": true, "nolazytime": true, "silent": true, "loud": true,
+}
+
+// isGenericOption reports whether opt (NAME or NAME=VALUE) is one of the
+// generic options: those above, user=NAME (libmount's, for user mounts),
+// and x-* and comment=… (options for userspace programs such as
+// x-systemd.automount).
+func isGenericOption(opt string) bool {
+	name, _, hasValue := strings.Cut(opt, "=")
+	switch {
+	case strings.HasPrefix(name, "x-") || name == "comment":
+		return true
+	case name == "user":
+		return true
+	}
+	return genericOptions[name] && !hasValue
+}
+
+// applyOptions sets the flags the -o options name. It refuses rw and any
+// option that is neither a flag nor generic, naming it.
+func (m *mountSpec) applyOptions() error {
+	for _, arg := range m.options {
+		for _, opt := range strings.Split(arg, ",") {
+			if err := m.applyOption(opt); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (m *mountSpec) applyOption(opt string) error {
+	name, value, hasValue := strings.Cut(opt, "=")
+	switch {
+	case opt == "":
+		return nil
+	case name == "rw":
+		return errors.New(`option "rw": zarrfs mounts read-only; mount with -o ro`)
+	case isGenericOption(opt):
+		return nil
+	}
+	f := m.optionFlags.Lookup(strings.ReplaceAll(name, "_", "-"))
+	if f == nil {
+		return fmt.Errorf("unknown option %q", opt)
+	}
+	if !hasValue {
+		if f.NoOptDefVal == "" {
+			return fmt.Errorf("option %q needs a value (%s=…)", name, name)
+		}
+		value = f.NoOptDefVal
+	}
+	if err := m.optionFlags.Set(f.Name, value); err != nil {
+		return fmt.Errorf("option %q: %v", opt, err)
+	}
+	return nil
+}
+
+// daemonEnv names the file descriptor a daemon's child reports readiness
+// on; its presence tells the child it is one.
+const daemonEnv = "ZARRFS_DAEMON_READY_FD"
+
+// run mounts STORE at mountpoint and serves it: in the foreground, or, for
+// a daemon, in a child process that the caller leaves serving once the
+// mount answers.
+func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) error {
+	if err := m.applyOptions(); err != nil {
+		return err
+	}
+	var ready *os.File
+	if m.daemon {
+		if os.Getenv(daemonEnv) == "" {
+			return startDaemon(e)
+		}
+		ready = os.NewFile(3, "ready")
+		os.Unsetenv(daemonEnv)
+	}
+	logger, closeLog, noLog, err := m.logger(e, ready != nil)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	if abs, err := filepath.Abs(mountpoint); err == nil {
+		mountpoint = abs
+	}
+	o, err := openHierarchy(ctx, spec, m.sf, m.mf.options())
+	if err != nil {
+		return err
+	}
+	defer o.close()
+	srv, err := m.mf.mount(o, mountpoint, logger)
+	if err != nil {
+		return err
+	}
+	// The mount answers once the kernel gets the attributes of its root.
+	if _, err := os.Stat(mountpoint); err != nil {
+		return errors.Join(fmt.Errorf("%s: the mount does not answer: %w", o.st, err), srv.Unmount())
+	}
+	if ready != nil {
+		if noLog != nil {
+			// Said to the caller, whose standard error this still is.
+			fmt.Fprintf(e.stderr, "zarrfs: no syslog (%v): the daemon will log nothing; use --log-file\n", noLog)
+		}
+		if err := detach(ready); err != nil {
+			return errors.Join(err, srv.Unmount())
+		}
+		logger.Printf("mounted %s at %s", o.st, mountpoint)
+	}
+	defer startProfile(logger)()
+	return serve(e, srv, mountpoint, m.mf.grace, logger, nil)
+}
+
+// logger returns the logger of a mount and a function closing it: the
+// flags' (--log-file or standard error), but for a daemon, which has no
+// standard error once detached, --log-file or else syslog. Without a
+// syslog to write to, a daemon logs nothing, and noLog says why.
+func (m *mountSpec) logger(e *env, daemon bool) (logger *log.Logger, closeLog func(), noLog, err error) {
+	if !daemon || m.mf.logFile != "" {
+		logger, closeLog, err = m.mf.logger(e)
+		return logger, closeLog, nil, err
+	}
+	w, err := syslog.New(syslog.LOG_DAEMON|syslog.LOG_INFO, "zarrfs")
+	if err != nil {
+		return log.New(io.Discard, "", 0), func() {}, err, nil
+	}
+	return log.New(w, "", 0), func() { w.Close() }, nil, nil
+}
+
+// detach ends the daemon's ties to its caller once the mount answers: its
+// standard streams go to /dev/null, which closes the caller's copy of
+// standard error, then it says "ok" on ready and leaves the directory it
+// was started in.
+func detach(ready *os.File) error {
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	for fd := 0; fd <= 2; fd++ {
+		if err := unix.Dup2(int(null.Fd()), fd); err != nil {
+			return fmt.Errorf("detach: %w", err)
+		}
+	}
+	_, err = ready.WriteString("ok\n")
+	ready.Close()
+	if err != nil {
+		return fmt.Errorf("the caller is gone: %w", err)
+	}
+	return os.Chdir("/")
+}
+
+// errReported is the error of a daemon whose child has already said why
+// it failed on the caller's standard error: exit status 1, nothing more.
+var errReported = errors.New("reported")
+
+// startDaemon runs this command line again in a child process, in a
+// session of its own, and returns once the child reports that its mount
+// answers, or fails when the child exits first. Until then the child's
+// standard error is the caller's: its error, if any, is the one line the
+// caller sees.
+func startDaemon(e *env) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("daemon: %w", err)
+	}
+	readyR, readyW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("daemon: %w", err)
+	}
+	defer readyR.Close()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		readyW.Close()
+		return fmt.Errorf("daemon: %w", err)
+	}
+	defer errR.Close()
+	cmd := exec.Command(exe, e.args...)
+	cmd.Env = append(os.Environ(), daemonEnv+"=3")
+	cmd.Stderr = errW
+	cmd.ExtraFiles = []*os.File{readyW}
+	cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	readyW.Close()
+	errW.Close()
+	if err != nil {
+		return fmt.Errorf("daemon: %w", err)
+	}
+	var copied sync.WaitGroup
+	copied.Go(func() { io.Copy(e.stderr, errR) })
+	msg, _ := io.ReadAll(readyR)
+	copied.Wait()
+	if string(msg) == "ok\n" {
+		return cmd.Process.Release()
+	}
+	if err := cmd.Wait(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.Exited() {
+			return errReported
+		}
+		return fmt.Errorf("daemon: %w", err)
+	}
+	return errors.New("daemon: exited before mounting")
+}
+
+// mountFormCommand returns the root command, which is also the mount(8)
+// form: `zarrfs STORE MOUNTPOINT -o OPTIONS`, as mount.fuse3 runs it for
+// `mount -t fuse.zarrfs` and fstab lines of type fuse.zarrfs.
+func mountFormCommand(e *env) *cobra.Command {
+	m := mountSpec{daemon: true}
+	var foreground bool
+	cmd := &cobra.Command{
+		Use:   "zarrfs STORE MOUNTPOINT [-o OPT[,OPT...]] [-f]",
+		Short: "mount Zarr hierarchies read-only: every array becomes a file of decoded bytes",
+		Long: "zarrfs mounts Zarr hierarchies read-only: every array becomes a file of decoded bytes.\n\n" +
+			"zarrfs STORE MOUNTPOINT mounts STORE and returns once the mount answers, serving it as a\n" +
+			"daemon (-f: in the foreground) that logs to --log-file or syslog; this is the form\n" +
+			"`mount -t fuse.zarrfs STORE MOUNTPOINT -o ro,OPTIONS` and fstab lines such as\n" +
+			"  STORE  MOUNTPOINT  fuse.zarrfs  ro,cache_size=2GiB,_netdev,nofail  0  0\n" +
+			"run. umount, fusermount3 -u and SIGTERM end it.\n\n" +
+			"STORE is a directory, a .zip file, an http(s):// URL or s3://bucket/prefix; PATH a node such as sub/temp.",
+		Args: func(_ *cobra.Command, args []string) error {
+			switch len(args) {
+			case 0, 2:
+				return nil
+			case 1:
+				return fmt.Errorf("unknown command %q", args[0])
+			}
+			return fmt.Errorf("want arguments STORE MOUNTPOINT, got %d", len(args))
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				cmd.Help()
+				return errNoArgs
+			}
+			m.daemon = !foreground
+			if err := m.run(cmd.Context(), e, args[0], args[1]); err != nil {
+				return runError{err}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.SortFlags = false
+	m.register(fl)
+	fl.BoolVarP(&foreground, "foreground", "f", false, "stay in the foreground (as zarrfs mount does), logging to standard error")
+	return cmd
+}
