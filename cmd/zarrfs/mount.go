@@ -43,8 +43,11 @@ func (m *mountFlags) register(fl *pflag.FlagSet) {
 	m.cacheSize = sizeValue(defaultCacheSize())
 	fl.Var(&m.cacheSize, "cache-size", "size of the decoded-chunk cache (e.g. 1GiB; 0 disables it; default 1GiB or a quarter of RAM if less)")
 	fl.BoolVar(&m.allowOther, "allow-other", false, "let other users read the mount (needs user_allow_other in /etc/fuse.conf unless root)")
-	fl.Uint32Var(&m.uid, "uid", uint32(os.Getuid()), "owner of the files in the mount")
-	fl.Uint32Var(&m.gid, "gid", uint32(os.Getgid()), "group of the files in the mount")
+	fl.Uint32Var(&m.uid, "uid", uint32(os.Getuid()), "owner of the files in the mount (default: the user who mounts)")
+	fl.Uint32Var(&m.gid, "gid", uint32(os.Getgid()), "group of the files in the mount (default: the user's group)")
+	// The defaults are the caller's, not those of whoever ran -h or
+	// generated the man page: shown in the usage text instead.
+	fl.Lookup("uid").DefValue, fl.Lookup("gid").DefValue = "0", "0"
 	fl.BoolVar(&m.debug, "debug", false, "log every FUSE request")
 	fl.StringVar(&m.logFile, "log-file", "", "append log lines to this file instead of standard error")
 	fl.DurationVar(&m.grace, "detach-grace", detachGrace, "after SIGINT/SIGTERM with files open, serve them for at most this long")

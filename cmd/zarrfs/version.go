@@ -95,7 +95,7 @@ func manCommand() *cobra.Command {
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			date := manDate()
-			header := &doc.GenManHeader{Title: "ZARRFS", Section: "1", Date: &date, Source: "zarrfs", Manual: "User Commands"}
+			header := &doc.GenManHeader{Section: "1", Date: &date, Source: "zarrfs", Manual: "User Commands"}
 			if err := os.MkdirAll(args[0], 0o755); err != nil {
 				return runError{err}
 			}
