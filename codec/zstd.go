@@ -7,7 +7,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/zarrfs/zarrfs/codec/blosc"
+	izstd "github.com/zarrfs/zarrfs/internal/zstd"
 )
 
 func init() {
@@ -172,4 +172,4 @@ func (Zstd) DecodeInto(dst, data []byte) error {
 // times faster than klauspost/compress on runs with short repeat offsets.
 // It reports whether it did; otherwise dst is garbage and the caller
 // decodes with klauspost/compress, which gives the verdict on bad frames.
-func zstdFastInto(dst, data []byte) bool { return blosc.DecodeZstdFrame(dst, data) }
+func zstdFastInto(dst, data []byte) bool { return izstd.DecodeZstdFrame(dst, data) }

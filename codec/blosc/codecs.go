@@ -12,6 +12,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/zarrfs/zarrfs/internal/inflate"
+	izstd "github.com/zarrfs/zarrfs/internal/zstd"
 )
 
 // Compressor is an inner codec, numbered as c-blosc numbers its cnames.
@@ -97,7 +98,7 @@ func decompressStream(c Compressor, dst, src []byte) error {
 	case Zlib:
 		return zlibDecompress(dst, src)
 	case Zstd:
-		if DecodeZstdFrame(dst, src) {
+		if izstd.DecodeZstdFrame(dst, src) {
 			return nil
 		}
 		d, err := zstdDecoder()

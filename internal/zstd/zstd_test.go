@@ -1,4 +1,4 @@
-package blosc
+package zstd
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func zstdSamples() map[string][]byte {
 			binary.LittleEndian.PutUint32(f[i:], math.Float32bits(v))
 		}
 		sh := make([]byte, len(f))
-		shuffle(sh, f, 4)
+		byteShuffle(sh, f, 4)
 		m["float32/"+strconv.Itoa(n)] = f
 		m["shuffled/"+strconv.Itoa(n)] = sh
 		noise := make([]byte, n)
@@ -49,6 +49,17 @@ func zstdSamples() map[string][]byte {
 		m["runs/"+strconv.Itoa(n)] = runs
 	}
 	return m
+}
+
+// byteShuffle writes src's elements of ts bytes to dst byte plane by byte
+// plane, as Blosc's byte shuffle does.
+func byteShuffle(dst, src []byte, ts int) {
+	n := len(src) / ts
+	for i := range n {
+		for j := range ts {
+			dst[j*n+i] = src[i*ts+j]
+		}
+	}
 }
 
 // TestZstdFastMatchesKlauspost encodes the samples at every level and

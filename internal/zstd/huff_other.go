@@ -1,6 +1,6 @@
 //go:build !amd64 || purego
 
-package blosc
+package zstd
 
 // huff4Prefix decodes the first i symbols of each of the four Huffman
 // streams br (fresh from init) into out, q bytes apart, and returns i, at

@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package blosc
+package zstd
 
 import "encoding/binary"
 

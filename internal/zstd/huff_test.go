@@ -1,4 +1,4 @@
-package blosc
+package zstd
 
 import (
 	"bytes"
