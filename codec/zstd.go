@@ -50,12 +50,6 @@ var (
 	zstdEncodersMu sync.Mutex
 	zstdEncoders   = map[zstdKey]*zstd.Encoder{}
 
-	// zstdExact decodes into a buffer of the expected size and fails
-	// rather than grow it. DecodeAll is safe for concurrent use.
-	zstdExact = sync.OnceValues(func() (*zstd.Decoder, error) {
-		return zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true),
-			zstd.WithDecoderMaxMemory(MaxUnknownSize), zstd.WithDecoderConcurrency(0))
-	})
 	// zstdStreams holds streaming decoders for frames of unknown decoded
 	// size, read through readExact so that they stop at UnknownSizeCap
 	// (DecodeAll would decode, and allocate, all a frame holds).
@@ -137,39 +131,11 @@ func (Zstd) Decode(data []byte, decodedSize int) ([]byte, error) {
 
 var _ DecoderInto = Zstd{}
 
-// DecodeInto implements DecoderInto. A frame that declares more than
-// len(dst) bytes fails before it is decoded.
+// DecodeInto implements DecoderInto (internal/zstd: a frame that declares
+// more than len(dst) bytes fails before it is decoded).
 func (Zstd) DecodeInto(dst, data []byte) error {
-	var h zstd.Header
-	if err := h.Decode(data); err != nil {
-		return Corruptf("zstd", "frame header: %v", err)
-	}
-	if h.HasFCS && h.FrameContentSize > uint64(len(dst)) {
-		return Corruptf("zstd", "frame declares %d bytes, want %d", h.FrameContentSize, len(dst))
-	}
-	if zstdFastInto(dst, data) {
-		return nil
-	}
-	d, err := zstdExact()
-	if err != nil {
-		return fmt.Errorf("zstd: %w", err)
-	}
-	// The decoder appends within the capacity it is given and fails
-	// rather than grow it (WithDecodeAllCapLimit).
-	out, err := d.DecodeAll(data, dst[:0:len(dst)])
-	if err != nil {
+	if err := izstd.DecodeInto(dst, data); err != nil {
 		return Corruptf("zstd", "%v", err)
-	}
-	if len(out) != len(dst) || len(out) > 0 && &out[0] != &dst[0] {
-		return Corruptf("zstd", "decoded %d bytes, want %d", len(out), len(dst))
 	}
 	return nil
 }
-
-// zstdFastInto decodes data into dst, exactly len(dst) bytes, with blosc's
-// zstd decoder when the frame is one it handles (one frame, no dictionary,
-// no checksum: what numcodecs and zarr v3 write by default), several
-// times faster than klauspost/compress on runs with short repeat offsets.
-// It reports whether it did; otherwise dst is garbage and the caller
-// decodes with klauspost/compress, which gives the verdict on bad frames.
-func zstdFastInto(dst, data []byte) bool { return izstd.DecodeZstdFrame(dst, data) }

@@ -3,16 +3,13 @@ package blosc
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
-	"sync"
 
 	"github.com/klauspost/compress/snappy"
-	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/zarrfs/zarrfs/internal/inflate"
-	izstd "github.com/zarrfs/zarrfs/internal/zstd"
+	"github.com/zarrfs/zarrfs/internal/zstd"
 )
 
 // Compressor is an inner codec, numbered as c-blosc numbers its cnames.
@@ -98,19 +95,8 @@ func decompressStream(c Compressor, dst, src []byte) error {
 	case Zlib:
 		return zlibDecompress(dst, src)
 	case Zstd:
-		if izstd.DecodeZstdFrame(dst, src) {
-			return nil
-		}
-		d, err := zstdDecoder()
-		if err != nil {
-			return err
-		}
-		out, err := d.DecodeAll(src, dst[:0])
-		if err != nil {
+		if err := zstd.DecodeInto(dst, src); err != nil {
 			return fmt.Errorf("zstd: %w", err)
-		}
-		if len(out) != len(dst) || (len(out) > 0 && &out[0] != &dst[0]) {
-			return fmt.Errorf("zstd: decoded %d bytes, want %d", len(out), len(dst))
 		}
 	default:
 		return fmt.Errorf("inner codec %v", c)
@@ -131,16 +117,3 @@ func zlibDecompress(dst, src []byte) error {
 	}
 	return nil
 }
-
-// zstdDecoder is shared: DecodeAll is safe for concurrent use. It never
-// grows dst beyond its capacity, so a frame cannot make it allocate more
-// than the stream's expected size.
-var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
-	d, err := zstd.NewReader(nil,
-		zstd.WithDecodeAllCapLimit(true),
-		zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)))
-	if err != nil {
-		return nil, fmt.Errorf("blosc: zstd decoder: %w", err)
-	}
-	return d, nil
-})

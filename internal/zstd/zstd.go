@@ -9,13 +9,10 @@ import (
 	"github.com/zarrfs/zarrfs/internal/lz77"
 )
 
-// zstdFast is a zstd frame decoder (RFC 8878) for the frames c-blosc
-// writes: one frame, no dictionary, no checksum, into a buffer of the exact
-// decoded size. It exists because github.com/klauspost/compress copies
-// overlapping matches with an offset under 16 one byte at a time, and
-// shuffled numeric data is mostly such matches (runs of the same exponent
-// byte): there this decoder is several times faster. Frames it does not
-// handle, and frames it finds invalid, go to klauspost/compress, whose
+// This file is the frame decoder for the frames DecodeInto decodes itself:
+// one frame, no dictionary, no checksum, into a buffer of the exact
+// decoded size, with few enough sequences (decodeFrame). Frames it does
+// not handle, and frames it finds invalid, go to klauspost/compress, whose
 // verdict stands; so this decoder must only never return wrong bytes for a
 // frame it accepts, and never panic.
 //
@@ -27,9 +24,8 @@ var errZstdFallback = errors.New("zstd: frame for the general decoder")
 const (
 	zstdMagic        = 0xFD2FB528
 	zstdMaxBlockSize = 128 << 10
-	// Larger windows go to the general decoder, which refuses more than
-	// 512 MiB (256 MiB with codec's memory limit): this one must refuse
-	// whatever it does.
+	// Larger windows go to the general decoder (klauspost/compress, which
+	// refuses windows over 512 MiB).
 	zstdMaxWindow = 1 << 27
 )
 
@@ -73,14 +69,14 @@ type zstdState struct {
 
 var zstdStates = sync.Pool{New: func() any { return new(zstdState) }}
 
-// DecodeZstdFrame decodes the zstd frame src into dst when it is a frame
-// of the kind blosc writes (one frame declaring len(dst) bytes or none, no
-// dictionary, no checksum) and valid, and reports whether it did. On false
-// dst's contents are undefined and the caller decodes src some other way
-// (klauspost/compress), which also gives the verdict on invalid frames.
+// decodeFrame decodes the zstd frame src into dst when it is a frame of
+// the kind this decoder handles (one frame declaring len(dst) bytes or
+// none, no dictionary, no checksum) and valid, and reports whether it did.
+// On false dst's contents are undefined and DecodeInto decodes src with
+// klauspost/compress, which also gives the verdict on invalid frames.
 // Frames of many short sequences, which klauspost/compress decodes faster,
 // are left to it too.
-func DecodeZstdFrame(dst, src []byte) bool {
+func decodeFrame(dst, src []byte) bool {
 	p, _, err := zstdFrameHeader(len(dst), src)
 	return err == nil && zstdLongSequences(src[p:], len(dst)) && zstdDecodeFast(dst, src) == nil
 }

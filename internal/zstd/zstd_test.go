@@ -3,12 +3,15 @@ package zstd
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/zarrfs/zarrfs/internal/peertest"
 )
 
 // zstdSamples returns inputs of the kinds blosc compresses: shuffled
@@ -140,28 +143,65 @@ func FuzzZstdFast(f *testing.F) {
 	})
 }
 
-func BenchmarkZstdFast(b *testing.B) {
-	data := zstdSamples()["shuffled/"+strconv.Itoa(262144)]
-	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(false), zstd.WithSingleSegment(true))
-	frame := enc.EncodeAll(data, nil)
-	dst := make([]byte, len(data))
-	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true))
-	b.Run("fast", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
-			if err := zstdDecodeFast(dst, frame); err != nil {
-				b.Fatal(err)
-			}
+// decodeBenchProgram makes, for peertest.VsPeer, the data of one kind of
+// frame (args[0]) and the numcodecs codec that writes it (C zstd, as under
+// zarr-python): "floats", a tile of layouts.py's 8192-column field plus
+// full-precision noise, zstd level 3 (mostly Huffman-coded literals, few
+// sequences); "quantised", make bench's data (bench/gen.py: rounded to
+// 1/4096), zstd level 3 (many short sequences); "planes", the floats
+// byte-shuffled in blocks of 256 KiB, each 64 KiB byte plane one frame at
+// zstd level 9, as c-blosc 1.21 writes Blosc zstd + shuffle at clevel 5
+// (long runs in the exponent and high mantissa planes).
+const decodeBenchProgram = `
+kind, mib = args[0], int(args[1])
+rows = mib * (1 << 20) // (1024 * 4)
+r = np.arange(rows, dtype=np.float64)[:, None]
+c = np.arange(1024, dtype=np.float64)[None, :]
+rng = np.random.default_rng(1)
+if kind == "quantised":
+    v = np.sin(r / 500) * np.cos(c / 70) + 0.05 * rng.standard_normal((rows, 1024))
+    a = (np.round(v * 4096) / 4096).astype("<f4").ravel()
+    codec = numcodecs.Zstd(level=3)
+else:
+    a = (np.sin(r / 8192 * 6) * np.cos(c / 8192 * 6) + rng.standard_normal((rows, 1024), dtype=np.float32) * 0.01).astype("<f4").ravel()
+    codec = numcodecs.Zstd(level=3)
+    if kind == "planes":
+        blocks = a.view(np.uint8).reshape(-1, (256 << 10) // 4, 4)
+        a = np.ascontiguousarray(blocks.transpose(0, 2, 1)).ravel()
+        codec = numcodecs.Zstd(level=9)
+`
+
+// BenchmarkDecode decodes numcodecs' frames of each kind, one after
+// another, with DecodeInto and with klauspost/compress alone, and reports
+// each against numcodecs' C zstd on the same frames ("x-numcodecs"): the
+// gap that is this package's reason to exist, on one core:
+//
+//	go test -run NONE -bench Decode -cpu 1 ./internal/zstd/
+func BenchmarkDecode(b *testing.B) {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true))
+	if err != nil {
+		b.Fatal(err)
+	}
+	klauspost := func(dst, src []byte) error {
+		out, err := d.DecodeAll(src, dst[:0:len(dst)])
+		if err == nil && len(out) != len(dst) {
+			err = errors.New("short frame")
 		}
-	})
-	b.Run("klauspost", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
-			if _, err := d.DecodeAll(frame, dst[:0]); err != nil {
-				b.Fatal(err)
-			}
+		return err
+	}
+	for _, k := range []struct {
+		kind  string
+		chunk int
+	}{{"floats", 4 << 20}, {"quantised", 2 << 20}, {"planes", 64 << 10}} {
+		for _, dec := range []struct {
+			name string
+			fn   func(dst, src []byte) error
+		}{{"DecodeInto", DecodeInto}, {"klauspost", klauspost}} {
+			b.Run(k.kind+"/"+dec.name, func(b *testing.B) {
+				peertest.VsPeer(b, "numcodecs", decodeBenchProgram, k.chunk, dec.fn, k.kind, "16")
+			})
 		}
-	})
+	}
 }
 
 // TestZstdFastDamaged flips bytes of valid frames and truncates them: the
@@ -188,6 +228,52 @@ func TestZstdFastDamaged(t *testing.T) {
 		}
 		for cut := range min(len(frame), 40) {
 			checkZstdFast(t, frame[:len(frame)-cut-1], len(data))
+		}
+	}
+}
+
+// TestDecodeInto decodes every sample, single-segment or not, through
+// DecodeInto (fast path or klauspost/compress) and checks the bytes, and
+// that frames of the wrong size and damaged frames fail without writing
+// past len(dst).
+func TestDecodeInto(t *testing.T) {
+	for _, single := range []bool{false, true} {
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderCRC(false), zstd.WithSingleSegment(single))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, data := range zstdSamples() {
+			frame := enc.EncodeAll(data, nil)
+			// dst is followed by guard bytes DecodeInto must leave alone.
+			buf := make([]byte, len(data)+64)
+			check := func(what string, n int, wantErr bool) {
+				t.Helper()
+				for i := range buf {
+					buf[i] = 0xA5
+				}
+				err := DecodeInto(buf[:n], frame)
+				if wantErr != (err != nil) {
+					t.Fatalf("%s single %v %s: error %v, want error %v", name, single, what, err, wantErr)
+				}
+				for i := n; i < len(buf); i++ {
+					if buf[i] != 0xA5 {
+						t.Fatalf("%s single %v %s: byte %d past dst written", name, single, what, i-n)
+					}
+				}
+				if !wantErr && !bytes.Equal(buf[:n], data) {
+					t.Fatalf("%s single %v %s: decoded bytes differ", name, single, what)
+				}
+			}
+			check("exact", len(data), false)
+			if len(data) > 0 {
+				check("one byte short", len(data)-1, true)
+			}
+			check("one byte long", len(data)+1, true)
+		}
+	}
+	for _, bad := range [][]byte{nil, {0x28, 0xB5}, []byte("not a zstd frame at all")} {
+		if err := DecodeInto(make([]byte, 10), bad); err == nil {
+			t.Errorf("DecodeInto(%q) succeeded", bad)
 		}
 	}
 }
