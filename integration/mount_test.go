@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -51,7 +52,8 @@ func littleEndian(dt string) string {
 // expectedTree lists the paths (relative, slash-separated) a mount of the
 // directory store root must show: every node as a directory with its stored
 // metadata documents and info.txt, arrays with data and data.npy (or
-// data.txt for variable-length strings), and nothing else.
+// data.txt for variable-length strings) and arrays of numbers of rank ≥ 1
+// with preview.png, and nothing else.
 func expectedTree(t *testing.T, root string, vlen map[string]bool) []string {
 	t.Helper()
 	var out []string
@@ -107,6 +109,9 @@ func expectedTree(t *testing.T, root string, vlen map[string]bool) []string {
 			} else {
 				out = append(out, join("data"), join("data.npy"))
 			}
+			if numericArray(filepath.Join(p, docs[0])) {
+				out = append(out, join("preview.png"))
+			}
 		}
 		return nil
 	})
@@ -115,6 +120,33 @@ func expectedTree(t *testing.T, root string, vlen map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// numericArray reports whether the array metadata document at path (v2
+// .zarray or v3 zarr.json) describes numbers (bool, integers, floats,
+// complex) in an array of rank ≥ 1 with elements: one with a preview.png.
+func numericArray(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var m struct {
+		Shape    []int64         `json:"shape"`
+		DType    json.RawMessage `json:"dtype"`
+		DataType json.RawMessage `json:"data_type"`
+	}
+	if json.Unmarshal(b, &m) != nil || len(m.Shape) == 0 || slices.Contains(m.Shape, 0) {
+		return false
+	}
+	var typestr, name string
+	if json.Unmarshal(m.DType, &typestr) == nil && len(typestr) > 1 {
+		return strings.ContainsRune("biufc", rune(typestr[1]))
+	}
+	if json.Unmarshal(m.DataType, &name) == nil {
+		return name == "bool" || strings.HasPrefix(name, "int") || strings.HasPrefix(name, "uint") ||
+			strings.HasPrefix(name, "float") || strings.HasPrefix(name, "complex")
+	}
+	return false
 }
 
 // mountedTree lists what find(1) shows under mnt.

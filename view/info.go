@@ -1,17 +1,68 @@
 package view
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
 // InfoText is the content of a node's info.txt, which `zarrfs info` prints
-// too: the engine's summary, ending in a newline.
-func InfoText(n *zarr.Node) string {
+// too: the engine's summary, ending in a newline, then for a group its
+// children (as listed; nil when the store cannot list), one line each:
+// name and kind, and for an array its shape, data type and codecs.
+func InfoText(n *zarr.Node, children []*zarr.Node) string {
 	text := n.Info().Text()
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	return text
+	if n.Kind != zarr.KindGroup || len(children) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.WriteString(text)
+	b.WriteString("children:\n")
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, c := range children {
+		name := c.Name()
+		if c.Kind != zarr.KindArray {
+			name += "/"
+		}
+		line := "  " + name + "\t" + c.Kind.String()
+		if a := c.Array; a != nil {
+			line += "\t" + shapeText(a.Shape) + "\t" + a.DataType.Name + "\t" + codecNames(a.Codecs)
+		}
+		tw.Write([]byte(strings.TrimRight(line, "\t") + "\n"))
+	}
+	tw.Flush()
+	return b.String()
+}
+
+// shapeText formats a shape as info.txt's shape line does ("24 × 90").
+func shapeText(shape []int64) string {
+	if len(shape) == 0 {
+		return "()"
+	}
+	s := make([]string, len(shape))
+	for i, d := range shape {
+		s[i] = strconv.FormatInt(d, 10)
+	}
+	return strings.Join(s, " × ")
+}
+
+// codecNames lists the names in a codec chain ("bytes,zstd").
+func codecNames(raw json.RawMessage) string {
+	var chain []struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(raw, &chain) != nil {
+		return ""
+	}
+	names := make([]string, len(chain))
+	for i, c := range chain {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ",")
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -50,9 +51,10 @@ type Attributed interface {
 
 // Config chooses the optional files of a directory.
 type Config struct {
-	// Previews shows preview.png beside numeric arrays' data (issue 27).
+	// Previews shows preview.png beside numeric arrays' data (preview.go).
 	Previews bool
-	// PreviewBudget bounds the bytes of decoded chunks one preview reads.
+	// PreviewBudget bounds the bytes of decoded chunks one preview reads;
+	// 0 means DefaultPreviewBudget.
 	PreviewBudget int64
 }
 
@@ -62,11 +64,16 @@ type Config struct {
 type Views struct {
 	h   *zarr.Hierarchy
 	cfg Config
+	// renders holds a token per preview being rendered: one per core.
+	renders chan struct{}
 }
 
 // New returns the views of the nodes of h.
 func New(h *zarr.Hierarchy, cfg Config) *Views {
-	return &Views{h: h, cfg: cfg}
+	if cfg.PreviewBudget <= 0 {
+		cfg.PreviewBudget = DefaultPreviewBudget
+	}
+	return &Views{h: h, cfg: cfg, renders: make(chan struct{}, runtime.NumCPU())}
 }
 
 // Files returns the files of node n's directory other than its child
@@ -90,7 +97,8 @@ func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 				&dataFile{name: "data.npy", node: n, header: NpyHeader(a.DataType.NumPy, a.Shape)})
 		}
 	}
-	return append(fs, &bytesFile{name: "info.txt", data: []byte(InfoText(n))})
+	fs = append(fs, v.previews(n)...)
+	return append(fs, &bytesFile{name: "info.txt", data: []byte(InfoText(n, children))})
 }
 
 // Find returns the file of files named name, or nil.

@@ -187,7 +187,15 @@ var infoCommand = command{
 				return err
 			}
 			if !*asJSON {
-				_, err := io.WriteString(e.stdout, view.InfoText(n))
+				var children []*zarr.Node
+				if n.Kind == zarr.KindGroup && n.Err == nil {
+					// As the mount's info.txt: the children as listed.
+					children, err = o.h.Children(ctx, n.Path)
+					if err != nil && !errors.Is(err, zarr.ErrNotListable) {
+						return o.errorf(args[1], err)
+					}
+				}
+				_, err := io.WriteString(e.stdout, view.InfoText(n, children))
 				return err
 			}
 			b, err := json.MarshalIndent(n.Info(), "", "  ")
@@ -196,6 +204,41 @@ var infoCommand = command{
 			}
 			_, err = e.stdout.Write(append(b, '\n'))
 			return err
+		}
+	},
+}
+
+var previewCommand = command{
+	name: "preview", args: "STORE PATH", nargs: [2]int{2, 2},
+	short: "exactly the bytes of MOUNT/PATH/preview.png, to standard output",
+	summary: "Write a picture of a numeric array as PNG to standard output, exactly as\n" +
+		"MOUNT/PATH/preview.png: the middle plane of its last two dimensions in viridis\n" +
+		"(a line chart for rank 1), drawn from a smaller level of an OME-Zarr pyramid\n" +
+		"when the array is a level of one.",
+	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
+		budget := sizeValue(view.DefaultPreviewBudget)
+		fl.Var(&budget, "preview-budget", "most decoded chunks the preview reads (e.g. 256MiB)")
+		sf := storeFlagsFor(fl)
+		return func(ctx context.Context, e *env, args []string) error {
+			o, err := openHierarchy(ctx, args[0], sf, zarr.Options{})
+			if err != nil {
+				return err
+			}
+			defer o.close()
+			n, err := o.node(ctx, args[1])
+			if err != nil {
+				return err
+			}
+			v := view.New(o.h, view.Config{Previews: true, PreviewBudget: int64(budget)})
+			f := view.Find(v.Files(n, nil), "preview.png")
+			if f == nil {
+				return o.errorf(args[1], fmt.Errorf("no preview.png: not an array of numbers, or over the preview budget of %v", budget.String()))
+			}
+			bw := bufio.NewWriterSize(e.stdout, 1<<20)
+			if err := view.Copy(ctx, bw, f); err != nil {
+				return o.errorf(args[1], err)
+			}
+			return bw.Flush()
 		}
 	},
 }

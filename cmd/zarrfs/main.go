@@ -9,6 +9,7 @@
 //	zarrfs tree STORE
 //	zarrfs info STORE PATH [--json]
 //	zarrfs cat STORE PATH
+//	zarrfs preview STORE PATH
 //	zarrfs example DIR
 //	zarrfs demo [MOUNTPOINT]
 //	zarrfs version | --version
@@ -64,6 +65,7 @@ var commands = []command{
 	treeCommand,
 	infoCommand,
 	catCommand,
+	previewCommand,
 	exampleCommand,
 	demoCommand,
 	versionCommand,

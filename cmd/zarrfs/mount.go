@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/zarrfs/zarrfs/fs"
+	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
@@ -37,6 +38,10 @@ type mountFlags struct {
 	// live is the TTL of what the mount shows, for stores that change
 	// (0: cached for the mount's life).
 	live time.Duration
+	// previews shows preview.png in numeric arrays' directories, each
+	// decoding at most previewBudget bytes of chunks.
+	previews      bool
+	previewBudget sizeValue
 }
 
 func (m *mountFlags) register(fl *pflag.FlagSet) {
@@ -54,6 +59,9 @@ func (m *mountFlags) register(fl *pflag.FlagSet) {
 	m.readahead = fs.DefaultReadaheadKiB << 10
 	fl.Var(&m.readahead, "kernel-readahead", "kernel read-ahead window of the mount, set when running as root (0 keeps the kernel's 128KiB)")
 	fl.IntVar(&m.maxBackground, "max-background", fs.DefaultMaxBackground, "FUSE requests the kernel may keep in flight in the background (read-ahead)")
+	fl.BoolVar(&m.previews, "previews", true, "show preview.png, a picture of the data, in numeric arrays' directories")
+	m.previewBudget = view.DefaultPreviewBudget
+	fl.Var(&m.previewBudget, "preview-budget", "most decoded chunks one preview.png reads (e.g. 256MiB); arrays over it have none, OME-Zarr levels use a smaller level")
 	fl.DurationVar(&m.live, "live", 0, "for a store that changes: read metadata, listings and chunks again once they are older than this (e.g. 30s); 0 caches them for the mount's life")
 }
 
@@ -163,6 +171,8 @@ func (m *mountFlags) mount(o *opened, mountpoint string, logger *log.Logger) (*f
 
 		Live:   m.live,
 		Reopen: o.reopen,
+
+		Views: view.Config{Previews: m.previews, PreviewBudget: int64(m.previewBudget)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.st, err)

@@ -30,6 +30,8 @@ func TestMountOptions(t *testing.T) {
 		{opt: "detach_grace=5s", flag: "detach-grace", ok: func(m *mountSpec) bool { return m.mf.grace == 5*time.Second }},
 		{opt: "kernel_readahead=1MiB", flag: "kernel-readahead", ok: func(m *mountSpec) bool { return m.mf.readahead == 1<<20 }},
 		{opt: "max_background=8", flag: "max-background", ok: func(m *mountSpec) bool { return m.mf.maxBackground == 8 }},
+		{opt: "previews=false", flag: "previews", ok: func(m *mountSpec) bool { return !m.mf.previews }},
+		{opt: "preview_budget=256MiB", flag: "preview-budget", ok: func(m *mountSpec) bool { return m.mf.previewBudget == 256<<20 }},
 		{opt: "live=30s", flag: "live", ok: func(m *mountSpec) bool { return m.mf.live == 30*time.Second }},
 		{opt: "store_timeout=10s", flag: "store-timeout", ok: func(m *mountSpec) bool { return m.sf.timeout == 10*time.Second }},
 		{opt: "store_concurrency=4", flag: "store-concurrency", ok: func(m *mountSpec) bool { return m.sf.concurrency == 4 }},
