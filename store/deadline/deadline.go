@@ -6,8 +6,9 @@
 // finishes, or not, on its own goroutine.
 //
 // The decorated store keeps exactly the optional interfaces (store.Lister,
-// store.Stater, store.Writer, io.Closer) of the store it wraps, so callers that
-// discover capabilities by type assertion see no difference.
+// store.Stater, store.InfoGetter, store.Writer) of the store it wraps
+// (store.Decorate), so callers that discover capabilities by type assertion
+// see no difference; it is an io.Closer that closes the wrapped store.
 package deadline
 
 import (
@@ -25,67 +26,21 @@ func New(s store.Store, timeout time.Duration) store.Store {
 	if timeout <= 0 {
 		return s
 	}
-	d := &base{s: s, timeout: timeout}
-	_, isL := s.(store.Lister)
-	_, isS := s.(store.Stater)
-	_, isW := s.(store.Writer)
-	switch {
-	case isL && isS && isW:
-		return struct {
-			*base
-			lister
-			stater
-			writer
-		}{d, lister{d}, stater{d}, writer{d}}
-	case isL && isS:
-		return struct {
-			*base
-			lister
-			stater
-		}{d, lister{d}, stater{d}}
-	case isL && isW:
-		return struct {
-			*base
-			lister
-			writer
-		}{d, lister{d}, writer{d}}
-	case isS && isW:
-		return struct {
-			*base
-			stater
-			writer
-		}{d, stater{d}, writer{d}}
-	case isL:
-		return struct {
-			*base
-			lister
-		}{d, lister{d}}
-	case isS:
-		return struct {
-			*base
-			stater
-		}{d, stater{d}}
-	case isW:
-		return struct {
-			*base
-			writer
-		}{d, writer{d}}
-	default:
-		return d
-	}
+	return store.Decorate(&bounded{s: s, timeout: timeout}, s)
 }
 
-// base implements store.Store and io.Closer for every combination. Each
-// method validates its key before starting a request, so an invalid key is
-// always a *store.InvalidKeyError, even with a context already done.
-type base struct {
+// bounded implements store.Full; store.Decorate exposes the optional
+// interfaces the wrapped store has. Each method validates its key before
+// starting a request, so an invalid key is always a *store.InvalidKeyError,
+// even with a context already done.
+type bounded struct {
 	s       store.Store
 	timeout time.Duration
 }
 
 // call runs f under a context that expires after the timeout and returns as
 // soon as f does or the context is done, whichever comes first.
-func call[T any](ctx context.Context, d *base, op string, f func(context.Context) (T, error)) (T, error) {
+func call[T any](ctx context.Context, d *bounded, op string, f func(context.Context) (T, error)) (T, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
 	type result struct {
@@ -110,14 +65,14 @@ func call[T any](ctx context.Context, d *base, op string, f func(context.Context
 	}
 }
 
-func (d *base) Get(ctx context.Context, key string) ([]byte, error) {
+func (d *bounded) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return nil, err
 	}
 	return call(ctx, d, "get "+key, func(ctx context.Context) ([]byte, error) { return d.s.Get(ctx, key) })
 }
 
-func (d *base) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+func (d *bounded) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return nil, err
 	}
@@ -126,71 +81,77 @@ func (d *base) GetRange(ctx context.Context, key string, r store.ByteRange) ([]b
 	})
 }
 
-func (d *base) String() string { return d.s.String() }
+func (d *bounded) String() string { return d.s.String() }
 
 // Close closes the wrapped store if it is an io.Closer.
-func (d *base) Close() error {
+func (d *bounded) Close() error {
 	if c, ok := d.s.(io.Closer); ok {
 		return c.Close()
 	}
 	return nil
 }
 
-// Unwrap returns the decorated store.
-func (d *base) Unwrap() store.Store { return d.s }
+func (d *bounded) GetRangeInfo(ctx context.Context, key string, r store.ByteRange) ([]byte, store.Info, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, store.Info{}, err
+	}
+	type both struct {
+		b    []byte
+		info store.Info
+	}
+	v, err := call(ctx, d, "get "+key+" "+r.String(), func(ctx context.Context) (both, error) {
+		b, info, err := d.s.(store.InfoGetter).GetRangeInfo(ctx, key, r)
+		return both{b, info}, err
+	})
+	return v.b, v.info, err
+}
 
-type lister struct{ d *base }
-
-func (l lister) ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error) {
+func (d *bounded) ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error) {
 	if err := store.ValidateDir(dir); err != nil {
 		return nil, nil, err
 	}
 	type both struct{ keys, prefixes []string }
-	r, err := call(ctx, l.d, "list "+dir+"/", func(ctx context.Context) (both, error) {
-		k, p, err := l.d.s.(store.Lister).ListDir(ctx, dir)
+	r, err := call(ctx, d, "list "+dir+"/", func(ctx context.Context) (both, error) {
+		k, p, err := d.s.(store.Lister).ListDir(ctx, dir)
 		return both{k, p}, err
 	})
 	return r.keys, r.prefixes, err
 }
 
-func (l lister) ListPrefix(ctx context.Context, prefix string) ([]string, error) {
+func (d *bounded) ListPrefix(ctx context.Context, prefix string) ([]string, error) {
 	if err := store.ValidatePrefix(prefix); err != nil {
 		return nil, err
 	}
-	return call(ctx, l.d, "list "+prefix+"*", func(ctx context.Context) ([]string, error) {
-		return l.d.s.(store.Lister).ListPrefix(ctx, prefix)
+	return call(ctx, d, "list "+prefix+"*", func(ctx context.Context) ([]string, error) {
+		return d.s.(store.Lister).ListPrefix(ctx, prefix)
 	})
 }
 
-type stater struct{ d *base }
-
-func (s stater) Stat(ctx context.Context, key string) (store.Info, error) {
+func (d *bounded) Stat(ctx context.Context, key string) (store.Info, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return store.Info{}, err
 	}
-	return call(ctx, s.d, "stat "+key, func(ctx context.Context) (store.Info, error) {
-		return s.d.s.(store.Stater).Stat(ctx, key)
+	return call(ctx, d, "stat "+key, func(ctx context.Context) (store.Info, error) {
+		return d.s.(store.Stater).Stat(ctx, key)
 	})
 }
 
-type writer struct{ d *base }
-
-func (w writer) Set(ctx context.Context, key string, value []byte) error {
+func (d *bounded) Set(ctx context.Context, key string, value []byte) error {
 	if err := store.ValidateKey(key); err != nil {
 		return err
 	}
-	_, err := call(ctx, w.d, "set "+key, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, w.d.s.(store.Writer).Set(ctx, key, value)
+	_, err := call(ctx, d, "set "+key, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, d.s.(store.Writer).Set(ctx, key, value)
 	})
 	return err
 }
 
-func (w writer) Delete(ctx context.Context, key string) error {
+func (d *bounded) Delete(ctx context.Context, key string) error {
 	if err := store.ValidateKey(key); err != nil {
 		return err
 	}
-	_, err := call(ctx, w.d, "delete "+key, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, w.d.s.(store.Writer).Delete(ctx, key)
+	_, err := call(ctx, d, "delete "+key, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, d.s.(store.Writer).Delete(ctx, key)
 	})
 	return err
 }

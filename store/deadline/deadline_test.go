@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/dir"
 	"github.com/zarrfs/zarrfs/store/memory"
 	"github.com/zarrfs/zarrfs/store/storetest"
 )
@@ -64,29 +68,75 @@ func (r readOnly) GetRange(ctx context.Context, k string, br store.ByteRange) ([
 }
 func (r readOnly) String() string { return "read-only" }
 
+// hungInfo is a hung store that describes values as it reads them.
+type hungInfo struct{ hung }
+
+func (h hungInfo) GetRangeInfo(context.Context, string, store.ByteRange) ([]byte, store.Info, error) {
+	<-h.release
+	return nil, store.Info{}, nil
+}
+
+// TestKeepsCapabilities checks that the decorated store has exactly the
+// optional interfaces of the store it wraps (store.Decorate; its own test
+// covers every combination), store.InfoGetter included.
 func TestKeepsCapabilities(t *testing.T) {
 	mem := memory.New()
+	d, err := dir.Open(t.TempDir(), dir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	optional := []reflect.Type{
+		reflect.TypeFor[store.Lister](),
+		reflect.TypeFor[store.Stater](),
+		reflect.TypeFor[store.InfoGetter](),
+		reflect.TypeFor[store.Writer](),
+	}
 	for _, c := range []struct {
-		name                   string
-		inner                  store.Store
-		lister, stater, writer bool
+		name  string
+		inner store.Store
 	}{
-		{"memory", mem, true, true, true},
-		{"get-only", readOnly{mem}, false, false, false},
+		{"memory", mem},
+		{"dir", d},
+		{"get-only", readOnly{mem}},
+		{"hung with info", hungInfo{}},
 	} {
 		s := New(c.inner, time.Second)
-		_, l := s.(store.Lister)
-		_, st := s.(store.Stater)
-		_, w := s.(store.Writer)
-		_, cl := s.(io.Closer)
-		_, il := c.inner.(store.Lister)
-		_, ist := c.inner.(store.Stater)
-		_, iw := c.inner.(store.Writer)
-		if l != il || st != ist || w != iw || !cl {
-			t.Errorf("%s: lister %v stater %v writer %v closer %v; inner %v %v %v", c.name, l, st, w, cl, il, ist, iw)
+		for _, o := range optional {
+			if got, want := reflect.TypeOf(s).Implements(o), reflect.TypeOf(c.inner).Implements(o); got != want {
+				t.Errorf("%s: decorated store implements %s: %v; the store itself: %v", c.name, o, got, want)
+			}
+		}
+		if _, ok := s.(io.Closer); !ok {
+			t.Errorf("%s: decorated store is no io.Closer", c.name)
 		}
 	}
 	if New(mem, 0) != store.Store(mem) {
 		t.Error("New with no timeout should return the store itself")
+	}
+}
+
+// TestGetRangeInfo reads through the decorator's store.InfoGetter: the
+// wrapped store's answer, or the deadline when it hangs.
+func TestGetRangeInfo(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "k"), []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := dir.Open(root, dir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, info, err := New(d, time.Minute).(store.InfoGetter).GetRangeInfo(context.Background(), "k", store.Range(1, 3))
+	if err != nil || string(b) != "ell" || info.Size != 5 || info.ModTime.IsZero() {
+		t.Errorf("GetRangeInfo = %q, %+v, %v; want \"ell\", size 5 with a time", b, info, err)
+	}
+	h := hungInfo{hung{release: make(chan struct{})}}
+	defer close(h.release)
+	_, _, err = New(h, 50*time.Millisecond).(store.InfoGetter).GetRangeInfo(context.Background(), "a", store.Range(0, 1))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("GetRangeInfo on a hung store: %v; want DeadlineExceeded", err)
+	}
+	if _, _, err := New(h, time.Minute).(store.InfoGetter).GetRangeInfo(context.Background(), "../a", store.Range(0, 1)); !errors.As(err, new(*store.InvalidKeyError)) {
+		t.Errorf("GetRangeInfo of an invalid key: %v; want *store.InvalidKeyError", err)
 	}
 }

@@ -5,9 +5,9 @@
 // counts the requests it has under way, so a test can see that a request
 // whose caller went away was really cancelled.
 //
-// The decorated store keeps the optional store.Lister and store.Stater
-// interfaces and io.Closer of the store it wraps (it is read-only: it never
-// exposes store.Writer).
+// The decorated store keeps exactly the optional interfaces (store.Lister,
+// store.Stater, store.InfoGetter, store.Writer) of the store it wraps
+// (store.Decorate), and io.Closer.
 package fault
 
 import (
@@ -62,8 +62,8 @@ type Rule struct {
 	// Prefix selects the keys the rule applies to ("" for every key); a
 	// listing matches by the directory or prefix it lists.
 	Prefix string
-	// Ops limits the rule to some operations: any of "get", "list",
-	// "stat"; none means all.
+	// Ops limits the rule to some operations: any of "get" (GetRangeInfo
+	// too), "list", "stat", "set", "delete"; none means all.
 	Ops []string
 	// Err is what Error and Flap fail with; nil means ErrInjected.
 	Err error
@@ -121,31 +121,8 @@ func Wrap(s store.Store) *Store {
 }
 
 // Store returns the wrapped store decorated with f's rules, keeping its
-// optional interfaces (store.Lister, store.Stater).
-func (f *Store) Store() store.Store {
-	_, isL := f.s.(store.Lister)
-	_, isS := f.s.(store.Stater)
-	switch {
-	case isL && isS:
-		return struct {
-			*base
-			lister
-			stater
-		}{&base{f}, lister{f}, stater{f}}
-	case isL:
-		return struct {
-			*base
-			lister
-		}{&base{f}, lister{f}}
-	case isS:
-		return struct {
-			*base
-			stater
-		}{&base{f}, stater{f}}
-	default:
-		return &base{f}
-	}
-}
+// optional interfaces.
+func (f *Store) Store() store.Store { return store.Decorate(&base{f}, f.s) }
 
 // New wraps s and returns the controller and the decorated store.
 func New(s store.Store) (*Store, store.Store) {
@@ -282,23 +259,30 @@ func (b *base) Close() error {
 	return nil
 }
 
-// Unwrap returns the decorated store.
-func (b *base) Unwrap() store.Store { return b.f.s }
+func (b *base) GetRangeInfo(ctx context.Context, key string, r store.ByteRange) ([]byte, store.Info, error) {
+	type both struct {
+		b    []byte
+		info store.Info
+	}
+	v, err := do(b.f, ctx, "get", key, func() (both, error) {
+		p, info, err := b.f.s.(store.InfoGetter).GetRangeInfo(ctx, key, r)
+		return both{p, info}, err
+	})
+	return v.b, v.info, err
+}
 
-type lister struct{ f *Store }
-
-func (l lister) ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error) {
+func (b *base) ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error) {
 	type both struct{ keys, prefixes []string }
-	r, err := do(l.f, ctx, "list", dirKey(dir), func() (both, error) {
-		k, p, err := l.f.s.(store.Lister).ListDir(ctx, dir)
+	r, err := do(b.f, ctx, "list", dirKey(dir), func() (both, error) {
+		k, p, err := b.f.s.(store.Lister).ListDir(ctx, dir)
 		return both{k, p}, err
 	})
 	return r.keys, r.prefixes, err
 }
 
-func (l lister) ListPrefix(ctx context.Context, prefix string) ([]string, error) {
-	return do(l.f, ctx, "list", prefix, func() ([]string, error) {
-		return l.f.s.(store.Lister).ListPrefix(ctx, prefix)
+func (b *base) ListPrefix(ctx context.Context, prefix string) ([]string, error) {
+	return do(b.f, ctx, "list", prefix, func() ([]string, error) {
+		return b.f.s.(store.Lister).ListPrefix(ctx, prefix)
 	})
 }
 
@@ -310,10 +294,22 @@ func dirKey(dir string) string {
 	return dir + "/"
 }
 
-type stater struct{ f *Store }
-
-func (s stater) Stat(ctx context.Context, key string) (store.Info, error) {
-	return do(s.f, ctx, "stat", key, func() (store.Info, error) {
-		return s.f.s.(store.Stater).Stat(ctx, key)
+func (b *base) Stat(ctx context.Context, key string) (store.Info, error) {
+	return do(b.f, ctx, "stat", key, func() (store.Info, error) {
+		return b.f.s.(store.Stater).Stat(ctx, key)
 	})
+}
+
+func (b *base) Set(ctx context.Context, key string, value []byte) error {
+	_, err := do(b.f, ctx, "set", key, func() (struct{}, error) {
+		return struct{}{}, b.f.s.(store.Writer).Set(ctx, key, value)
+	})
+	return err
+}
+
+func (b *base) Delete(ctx context.Context, key string) error {
+	_, err := do(b.f, ctx, "delete", key, func() (struct{}, error) {
+		return struct{}{}, b.f.s.(store.Writer).Delete(ctx, key)
+	})
+	return err
 }

@@ -143,29 +143,34 @@ func TestFlap(t *testing.T) {
 	}
 }
 
-// TestKeepsCapabilities: Lister and Stater only when the wrapped store has
-// them; never Writer.
+// TestKeepsCapabilities: exactly the optional interfaces of the wrapped
+// store (store.Decorate), and Close; a Set goes through the rules.
 func TestKeepsCapabilities(t *testing.T) {
-	_, s := New(memory.New())
-	if _, ok := s.(store.Lister); !ok {
-		t.Error("lost Lister")
+	f, s := New(memory.New())
+	for name, ok := range map[string]bool{
+		"Lister": is[store.Lister](s), "Stater": is[store.Stater](s), "Writer": is[store.Writer](s), "Closer": is[io.Closer](s),
+	} {
+		if !ok {
+			t.Errorf("lost %s", name)
+		}
 	}
-	if _, ok := s.(store.Stater); !ok {
-		t.Error("lost Stater")
+	if is[store.InfoGetter](s) {
+		t.Error("invented InfoGetter")
 	}
-	if _, ok := s.(store.Writer); ok {
-		t.Error("exposes Writer")
-	}
-	if _, ok := s.(io.Closer); !ok {
-		t.Error("no Close")
+	f.Set(Rule{Kind: Error, Ops: []string{"set"}})
+	if err := s.(store.Writer).Set(context.Background(), "a", nil); !errors.Is(err, ErrInjected) {
+		t.Errorf("Set under an error rule: %v", err)
 	}
 	_, plain := New(struct{ store.Store }{memory.New()})
-	if _, ok := plain.(store.Lister); ok {
-		t.Error("invented Lister")
+	if is[store.Lister](plain) || is[store.Stater](plain) || is[store.Writer](plain) {
+		t.Error("invented an optional interface")
 	}
-	if _, ok := plain.(store.Stater); ok {
-		t.Error("invented Stater")
-	}
+}
+
+// is reports whether s implements T.
+func is[T any](s store.Store) bool {
+	_, ok := s.(T)
+	return ok
 }
 
 // TestConcurrentSet: rules change while requests run (run with -race).
