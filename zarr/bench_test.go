@@ -200,3 +200,69 @@ func BenchmarkParseV2Array(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRandomReads reads 4 KiB at random offsets, as a program
+// seeking in the file does: the reads that decode part of a chunk (a
+// Blosc chunk's blocks, a shard's inner chunks) or read uncompressed
+// chunk files straight into the reply.
+func BenchmarkRandomReads(b *testing.B) {
+	shard := CodecSpec{Name: "sharding_indexed", Configuration: map[string]any{"chunk_shape": []int64{64, 64},
+		"codecs": []any{map[string]any{"name": "bytes"}, map[string]any{"name": "zstd", "configuration": map[string]any{"level": 1}}}}}
+	cases := []struct {
+		name string
+		meta ArrayMeta
+		dir  bool
+	}{
+		{"blosc", ArrayMeta{Format: FormatV2, Shape: []int64{4096, 1024}, ChunkShape: []int64{512, 1024}, DataType: "<f4", FillValue: 0,
+			Compressor: &CodecSpec{Name: "blosc", Configuration: map[string]any{"cname": "lz4", "clevel": 5, "shuffle": 1}}}, false},
+		{"sharded", ArrayMeta{Format: FormatV3, Shape: []int64{4096, 1024}, ChunkShape: []int64{1024, 1024}, DataType: "float32", FillValue: 0,
+			Codecs: []CodecSpec{shard}}, false},
+		{"raw-dir", ArrayMeta{Format: FormatV2, Shape: []int64{4096, 1024}, ChunkShape: []int64{512, 1024}, DataType: "<f4", FillValue: 0}, true},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			unpoisoned(b)
+			ctx := context.Background()
+			var st WritableStore = memory.New()
+			if c.dir {
+				d, err := dir.Open(b.TempDir(), dir.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				st = d
+			}
+			if err := CreateGroup(ctx, st, "", GroupMeta{Format: c.meta.Format}); err != nil {
+				b.Fatal(err)
+			}
+			w, err := CreateArray(ctx, st, "a", c.meta)
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf := make([]byte, w.Size())
+			rng := rand.New(rand.NewPCG(1, 2))
+			for i := 0; i < len(buf); i += 4 {
+				binary.LittleEndian.PutUint32(buf[i:], math.Float32bits(float32(rng.NormFloat64())))
+			}
+			if _, err := w.WriteAt(ctx, buf, 0); err != nil {
+				b.Fatal(err)
+			}
+			h, err := Open(ctx, st, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, err := h.Node(ctx, "a")
+			if err != nil {
+				b.Fatal(err)
+			}
+			a := n.Array
+			p := make([]byte, 4096)
+			b.SetBytes(int64(len(p)))
+			for b.Loop() {
+				off := rng.Int64N(a.Size()/4096) * 4096
+				if _, err := a.ReadAt(ctx, p, off+1000); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
