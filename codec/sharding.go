@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/zarrfs/zarrfs/internal/cores"
+	"github.com/zarrfs/zarrfs/internal/nd"
 )
 
 func init() {
@@ -325,11 +326,11 @@ func (s *Sharding) newLayout(decoded ArraySpec) (*shardLayout, error) {
 		}
 		l.chunksPerShard[i] = n / s.chunkShape[i]
 		var ok bool
-		if l.numChunks, ok = shardMul(l.numChunks, l.chunksPerShard[i]); !ok {
+		if l.numChunks, ok = nd.Mul(l.numChunks, l.chunksPerShard[i]); !ok {
 			return nil, Unsupportedf("%s with more than %d inner chunks per shard", shardingName, math.MaxInt)
 		}
 	}
-	if rawIndex, ok := shardMul(l.numChunks, 16); !ok || rawIndex > MaxUnknownSize {
+	if rawIndex, ok := nd.Mul(l.numChunks, 16); !ok || rawIndex > MaxUnknownSize {
 		return nil, Unsupportedf("%s index of %d inner chunks (more than %d bytes)", shardingName, l.numChunks, MaxUnknownSize)
 	}
 	var err error
@@ -544,18 +545,18 @@ func (s *Sharding) decodeRegion(out []byte, l *shardLayout, idx *ShardIndex, sta
 		elems := make([][]byte, count)
 		for _, p := range missing {
 			_, dstStart, size := s.intersect(p.coord, start, shape)
-			shardEach(shape, dstStart, nil, nil, size, func(di, _ int) { elems[di] = l.spec.FillValue })
+			nd.Each(shape, dstStart, nil, nil, size, func(di, _ int) { elems[di] = l.spec.FillValue })
 		}
 		err := shardParallel(n, func(k int) error {
 			p, data, srcShape, srcStart, dstStart, size, err := decoded(k)
 			if err != nil {
 				return fmt.Errorf("%s: inner chunk %v: %w", shardingName, p.coord, err)
 			}
-			inner, err := splitVlen(shardingName, data, shardProduct(srcShape))
+			inner, err := splitVlen(shardingName, data, nd.Product(srcShape))
 			if err != nil {
 				return fmt.Errorf("inner chunk %v: %w", p.coord, err)
 			}
-			shardEach(shape, dstStart, srcShape, srcStart, size, func(di, si int) { elems[di] = inner[si] })
+			nd.Each(shape, dstStart, srcShape, srcStart, size, func(di, si int) { elems[di] = inner[si] })
 			return nil
 		})
 		if err != nil {
@@ -572,20 +573,20 @@ func (s *Sharding) decodeRegion(out []byte, l *shardLayout, idx *ShardIndex, sta
 	}
 	for _, p := range missing {
 		_, dstStart, size := s.intersect(p.coord, start, shape)
-		shardFill(out, shape, dstStart, size, l.spec.FillValue, fresh)
+		nd.Fill(out, shape, dstStart, size, l.spec.FillValue, fresh)
 	}
 	into := l.inner.CanDecodeInto()
-	strides := shardStrides(shape, itemSize)
+	strides := nd.Strides(shape, itemSize)
 	err := shardParallel(n, func(k int) error {
 		if k < len(whole) && into {
 			p := whole[k]
 			_, dstStart, size := s.intersect(p.coord, start, shape)
-			if outer, _ := shardRuns(shape, s.chunkShape, size); outer == 0 && slices.Equal(size, s.chunkShape) {
+			if outer, _ := nd.Runs(shape, s.chunkShape, size); outer == 0 && slices.Equal(size, s.chunkShape) {
 				at := 0
 				for d, i := range dstStart {
 					at += i * strides[d]
 				}
-				if err := l.inner.DecodeInto(out[at:at+shardProduct(size)*itemSize], stored[k]); err != nil {
+				if err := l.inner.DecodeInto(out[at:at+nd.Product(size)*itemSize], stored[k]); err != nil {
 					return fmt.Errorf("%s: inner chunk %v: %w", shardingName, p.coord, err)
 				}
 				return nil
@@ -595,26 +596,16 @@ func (s *Sharding) decodeRegion(out []byte, l *shardLayout, idx *ShardIndex, sta
 		if err != nil {
 			return fmt.Errorf("%s: inner chunk %v: %w", shardingName, p.coord, err)
 		}
-		if len(data) != shardProduct(srcShape)*itemSize {
+		if len(data) != nd.Product(srcShape)*itemSize {
 			return Corruptf(shardingName, "inner chunk %v decoded to %d bytes", p.coord, len(data))
 		}
-		shardCopy(out, shape, dstStart, data, srcShape, srcStart, size, itemSize)
+		nd.Copy(out, shape, dstStart, data, srcShape, srcStart, size, itemSize)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
-}
-
-// shardProduct returns the product of shape, which the caller knows not
-// to overflow.
-func shardProduct(shape []int) int {
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
-	return n
 }
 
 // pieces returns the inner chunks that the region (start, shape) of count
@@ -642,7 +633,7 @@ func (s *Sharding) pieces(l *shardLayout, idx *ShardIndex, start, shape []int, c
 		} else {
 			missing = append(missing, p)
 		}
-		if !shardNext(coord, lo, hi) {
+		if !nd.Next(coord, lo, hi) {
 			return present, missing
 		}
 	}
@@ -704,7 +695,7 @@ func (s *Sharding) Encode(chunk []byte, decoded ArraySpec) ([]byte, error) {
 		innerChunk = func(srcStart []int) ([]byte, bool, error) {
 			innerElems := make([][]byte, l.inner.Spec().NumElements())
 			fill := true
-			shardEach(s.chunkShape, make([]int, rank), decoded.Shape, srcStart, s.chunkShape, func(di, si int) {
+			nd.Each(s.chunkShape, make([]int, rank), decoded.Shape, srcStart, s.chunkShape, func(di, si int) {
 				innerElems[di] = elems[si]
 				fill = fill && bytes.Equal(elems[si], decoded.FillValue)
 			})
@@ -720,7 +711,7 @@ func (s *Sharding) Encode(chunk []byte, decoded ArraySpec) ([]byte, error) {
 		fillChunk := bytes.Repeat(decoded.FillValue, innerSize/itemSize)
 		innerChunk = func(srcStart []int) ([]byte, bool, error) {
 			inner := make([]byte, innerSize)
-			shardCopy(inner, s.chunkShape, make([]int, rank), chunk, decoded.Shape, srcStart, s.chunkShape, itemSize)
+			nd.Copy(inner, s.chunkShape, make([]int, rank), chunk, decoded.Shape, srcStart, s.chunkShape, itemSize)
 			return inner, bytes.Equal(inner, fillChunk), nil
 		}
 	}
@@ -972,157 +963,4 @@ func shardParallel(n int, f func(i int) error) error {
 	}
 	wg.Wait()
 	return first
-}
-
-// shardNext advances coord through the box [lo, hi] (inclusive) in C order
-// and reports whether there was a next position.
-func shardNext(coord, lo, hi []int) bool {
-	for d := len(coord) - 1; d >= 0; d-- {
-		if coord[d] < hi[d] {
-			coord[d]++
-			return true
-		}
-		coord[d] = lo[d]
-	}
-	return false
-}
-
-// shardMul returns a*b for non-negative a and b and whether it did not
-// overflow.
-func shardMul(a, b int) (int, bool) {
-	if a != 0 && b > math.MaxInt/a {
-		return 0, false
-	}
-	return a * b, true
-}
-
-// shardRuns describes the contiguous runs of a box of size inside two
-// C-order arrays: the number of leading dimensions to iterate (outer) and
-// the length in elements of one run. Trailing dimensions that the box
-// covers entirely in both arrays merge into the run.
-func shardRuns(dstShape, srcShape, size []int) (outer, run int) {
-	outer, run = len(size), 1
-	for outer > 0 {
-		d := outer - 1
-		run *= size[d]
-		outer--
-		if size[d] != dstShape[d] || (srcShape != nil && size[d] != srcShape[d]) {
-			break
-		}
-	}
-	return outer, run
-}
-
-// shardCopy copies the box of the given size at srcStart in src (a C-order
-// array of srcShape) to dstStart in dst (of dstShape).
-func shardCopy(dst []byte, dstShape, dstStart []int, src []byte, srcShape, srcStart, size []int, itemSize int) {
-	outer, run := shardRuns(dstShape, srcShape, size)
-	runBytes := run * itemSize
-	if runBytes == 0 {
-		return
-	}
-	dstStrides, srcStrides := shardStrides(dstShape, itemSize), shardStrides(srcShape, itemSize)
-	idx := make([]int, outer)
-	for {
-		di, si := 0, 0
-		for d := range len(size) {
-			at := 0
-			if d < outer {
-				at = idx[d]
-			}
-			di += (dstStart[d] + at) * dstStrides[d]
-			si += (srcStart[d] + at) * srcStrides[d]
-		}
-		copy(dst[di:di+runBytes], src[si:si+runBytes])
-		if !shardOdometer(idx, size[:outer]) {
-			return
-		}
-	}
-}
-
-// shardFill writes fill (one element) into every element of the box of
-// the given size at dstStart in dst (a C-order array of dstShape). A fill
-// of zero bytes is left out when dst is fresh (all zero already).
-func shardFill(dst []byte, dstShape, dstStart, size []int, fill []byte, fresh bool) {
-	itemSize := len(fill)
-	outer, run := shardRuns(dstShape, nil, size)
-	if run == 0 || itemSize == 0 {
-		return
-	}
-	if fresh && shardAllZero(fill) {
-		return
-	}
-	pattern := bytes.Repeat(fill, run)
-	strides := shardStrides(dstShape, itemSize)
-	idx := make([]int, outer)
-	for {
-		di := 0
-		for d := range len(size) {
-			at := 0
-			if d < outer {
-				at = idx[d]
-			}
-			di += (dstStart[d] + at) * strides[d]
-		}
-		copy(dst[di:di+len(pattern)], pattern)
-		if !shardOdometer(idx, size[:outer]) {
-			return
-		}
-	}
-}
-
-// shardAllZero reports whether b holds only zero bytes.
-func shardAllZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// shardStrides returns the byte strides of a C-order array of shape.
-func shardStrides(shape []int, itemSize int) []int {
-	strides := make([]int, len(shape))
-	s := itemSize
-	for d := len(shape) - 1; d >= 0; d-- {
-		strides[d] = s
-		s *= shape[d]
-	}
-	return strides
-}
-
-// shardOdometer advances idx through [0, size) in C order and reports
-// whether there was a next position.
-func shardOdometer(idx, size []int) bool {
-	for d := len(idx) - 1; d >= 0; d-- {
-		idx[d]++
-		if idx[d] < size[d] {
-			return true
-		}
-		idx[d] = 0
-	}
-	return false
-}
-
-// shardEach calls f with the element index in dst (a C-order array of
-// dstShape) and in src (of srcShape; 0 when srcShape is nil) of every
-// element of the box of size at dstStart and srcStart, in C order.
-func shardEach(dstShape, dstStart, srcShape, srcStart, size []int, f func(di, si int)) {
-	n := 1
-	for _, d := range size {
-		n *= d
-	}
-	idx := make([]int, len(size))
-	for range n {
-		di, si := 0, 0
-		for d := range size {
-			di = di*dstShape[d] + dstStart[d] + idx[d]
-			if srcShape != nil {
-				si = si*srcShape[d] + srcStart[d] + idx[d]
-			}
-		}
-		f(di, si)
-		shardOdometer(idx, size)
-	}
 }

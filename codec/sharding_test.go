@@ -19,6 +19,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/zarrfs/zarrfs/internal/nd"
 	"github.com/zarrfs/zarrfs/internal/peertest"
 )
 
@@ -846,12 +847,12 @@ func shardReadArray(t *testing.T, dir string) []byte {
 				if want := shardCrop(shard, shardShape, at, ones, size); !bytes.Equal(got, want) {
 					t.Fatalf("shard %v element %v: %x, want %x", coord, at, got, want)
 				}
-				if !shardNext(at, make([]int, rank), shardLast(crop)) {
+				if !nd.Next(at, make([]int, rank), shardLast(crop)) {
 					break
 				}
 			}
 		}
-		if !shardNext(coord, grid0, gridHi) {
+		if !nd.Next(coord, grid0, gridHi) {
 			break
 		}
 	}
@@ -957,7 +958,7 @@ func TestShardPeerZarritaStrings(t *testing.T) {
 	codecs := `[{"name": "vlen-utf8"}, {"name": "gzip", "configuration": {"level": 1}}]`
 	shardWriteArray(t, dir, shardConfig([]int{2, 2}, codecs, shardCRC, "end"), full, spec, "", func(start, crop []int) []byte {
 		shard := make([]string, 16)
-		shardEach(shardShape, []int{0, 0}, shape, start, crop, func(di, si int) { shard[di] = elems[si] })
+		nd.Each(shardShape, []int{0, 0}, shape, start, crop, func(di, si int) { shard[di] = elems[si] })
 		return shardVlen(shard)
 	})
 	got := peertest.RunNode(t, "read.mjs", dir, "")
@@ -1004,7 +1005,7 @@ func shardWriteArray(t *testing.T, dir, cfg string, full, spec ArraySpec, fill a
 		if err := os.WriteFile(path, enc, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if !shardNext(coord, make([]int, rank), hi) {
+		if !nd.Next(coord, make([]int, rank), hi) {
 			return
 		}
 	}

@@ -2,8 +2,8 @@ package zarr
 
 import (
 	"fmt"
-	"math"
-	"math/bits"
+
+	"github.com/zarrfs/zarrfs/internal/nd"
 )
 
 // Limits on what the engine accepts from metadata.
@@ -16,25 +16,13 @@ const (
 	MaxDocumentSize = 16 << 20
 )
 
-// mulInt64 returns a*b for non-negative a and b, or ok=false on overflow.
-func mulInt64(a, b int64) (int64, bool) {
-	if a < 0 || b < 0 {
-		return 0, false
-	}
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	if hi != 0 || lo > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(lo), true
-}
-
 // product returns the product of dims (1 for none) times scale, or an error
 // naming what on overflow.
 func product(what string, dims []int64, scale int64) (int64, error) {
 	n := scale
 	for _, d := range dims {
 		var ok bool
-		if n, ok = mulInt64(n, d); !ok {
+		if n, ok = nd.Mul(n, d); !ok {
 			return 0, fmt.Errorf("%w: %s %v × %d overflows int64", ErrInvalidMetadata, what, dims, scale)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/internal/nd"
 	"github.com/zarrfs/zarrfs/store"
 )
 
@@ -49,7 +50,7 @@ func parseDraftTransformers(raw json.RawMessage, keys chunkKeys, rank int) (func
 	n := int64(1)
 	for _, c := range per {
 		var ok bool
-		if n, ok = mulInt64(n, c); !ok || n > maxShardChunks {
+		if n, ok = nd.Mul(n, c); !ok || n > maxShardChunks {
 			return nil, fmt.Errorf("%w: chunks_per_shard %v: more than %d chunks in a shard", ErrInvalidMetadata, per, maxShardChunks)
 		}
 	}

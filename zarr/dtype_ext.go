@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/internal/nd"
 )
 
 // structField is one field of a structured (record) data type: a leaf of
@@ -120,13 +121,13 @@ func (f *structField) measure() error {
 	}
 	count := int64(1)
 	for _, d := range f.shape {
-		c, ok := mulInt64(count, d)
+		c, ok := nd.Mul(count, d)
 		if !ok || c > maxStringItem {
 			return fmt.Errorf("%w: structured dtype: field %q is too large", ErrInvalidMetadata, f.name)
 		}
 		count = c
 	}
-	size, ok := mulInt64(count, int64(one))
+	size, ok := nd.Mul(count, int64(one))
 	if !ok || size > maxStringItem {
 		return fmt.Errorf("%w: structured dtype: field %q is too large", ErrInvalidMetadata, f.name)
 	}

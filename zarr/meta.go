@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/internal/nd"
 )
 
 // parseDims parses a list of non-negative (positive when positive is set)
@@ -88,7 +89,7 @@ func newChunkLayout(shape, chunks []int64, itemSize int) (chunkLayout, error) {
 		return l, err
 	}
 	item := int64(max(itemSize, 1))
-	if cb, ok := mulInt64(l.chunkElems, item); !ok || cb > MaxChunkBytes {
+	if cb, ok := nd.Mul(l.chunkElems, item); !ok || cb > MaxChunkBytes {
 		return l, fmt.Errorf("%w: chunk shape %v of %d-byte elements is over the %d-byte chunk limit", ErrUnsupported, chunks, item, MaxChunkBytes)
 	}
 	l.grid = make([]int64, len(shape))

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/zarrfs/zarrfs/internal/nd"
 	"github.com/zarrfs/zarrfs/store"
 )
 
@@ -387,71 +388,27 @@ func (a *Array) WriteRegion(ctx context.Context, start, shape []int64, data []by
 	cidx := slices.Clone(first)
 	for {
 		c := slices.Clone(cidx)
-		origin, lo, hi := make([]int64, r), make([]int64, r), make([]int64, r)
+		// The part of the region in chunk c: size elements at inChunk
+		// of the chunk and at inData of data.
+		inChunk, inData, size := make([]int64, r), make([]int64, r), make([]int64, r)
 		fresh := true
 		for i := range r {
-			origin[i] = c[i] * a.ChunkShape[i]
-			lo[i] = max(start[i], origin[i])
-			hi[i] = min(start[i]+shape[i], origin[i]+a.ChunkShape[i])
-			if lo[i] != origin[i] || hi[i] != min(origin[i]+a.ChunkShape[i], a.Shape[i]) {
+			origin := c[i] * a.ChunkShape[i]
+			lo := max(start[i], origin)
+			hi := min(start[i]+shape[i], origin+a.ChunkShape[i])
+			inChunk[i], inData[i], size[i] = lo-origin, lo-start[i], hi-lo
+			if lo != origin || hi != min(origin+a.ChunkShape[i], a.Shape[i]) {
 				fresh = false
 			}
 		}
 		g.Go(func() error {
 			return a.updateChunk(gctx, w, a.layout.linear(c), fresh, func(chunk []byte) {
-				copyBox(chunk, a.ChunkShape, origin, data, shape, start, lo, hi, item)
+				nd.Copy(chunk, a.ChunkShape, inChunk, data, shape, inData, size, item)
 			})
 		})
-		if !nextIndex(cidx, first, last) {
+		if !nd.Next(cidx, first, last) {
 			break
 		}
 	}
 	return g.Wait()
-}
-
-// nextIndex advances idx over the box [first, last] in C order and
-// reports whether there is a next index.
-func nextIndex(idx, first, last []int64) bool {
-	for i := len(idx) - 1; i >= 0; i-- {
-		if idx[i] < last[i] {
-			idx[i]++
-			return true
-		}
-		idx[i] = first[i]
-	}
-	return false
-}
-
-// copyBox copies the box [lo, hi) (in array coordinates) from src, a C-order
-// block of srcShape at srcOrigin, into dst, a C-order block of dstShape at
-// dstOrigin, row by row along the last dimension.
-func copyBox(dst []byte, dstShape, dstOrigin []int64, src []byte, srcShape, srcOrigin []int64, lo, hi []int64, item int64) {
-	r := len(lo)
-	if r == 0 {
-		copy(dst[:item], src[:item])
-		return
-	}
-	for i := range r {
-		if hi[i] <= lo[i] {
-			return
-		}
-	}
-	rowBytes := (hi[r-1] - lo[r-1]) * item
-	idx := slices.Clone(lo)
-	last := make([]int64, r)
-	for i := range r {
-		last[i] = hi[i] - 1
-	}
-	last[r-1] = lo[r-1] // rows: iterate all but the last dimension
-	for {
-		var so, do int64
-		for i := range r {
-			so = so*srcShape[i] + idx[i] - srcOrigin[i]
-			do = do*dstShape[i] + idx[i] - dstOrigin[i]
-		}
-		copy(dst[do*item:do*item+rowBytes], src[so*item:so*item+rowBytes])
-		if !nextIndex(idx, lo, last) {
-			return
-		}
-	}
 }
