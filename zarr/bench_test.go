@@ -258,7 +258,7 @@ func BenchmarkRandomReads(b *testing.B) {
 			p := make([]byte, 4096)
 			b.SetBytes(int64(len(p)))
 			for b.Loop() {
-				off := rng.Int64N(a.Size()/4096) * 4096
+				off := rng.Int64N(a.Size()/4096-1) * 4096
 				if _, err := a.ReadAt(ctx, p, off+1000); err != nil {
 					b.Fatal(err)
 				}
