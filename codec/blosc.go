@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -165,6 +166,41 @@ var _ DecoderInto = Blosc{}
 func (Blosc) DecodeInto(dst, data []byte) error {
 	if err := blosc.Decompress(dst, data); err != nil {
 		return bloscError(err)
+	}
+	return nil
+}
+
+// DecodeParts implements PartialDecoder: it reads the whole stored chunk
+// and decodes only the blocks that hold the parts, once each (the parts'
+// span, from the first to the last, in one range).
+func (Blosc) DecodeParts(ctx context.Context, r RangeReader, decoded ArraySpec, dsts [][]byte, offs []int64) error {
+	if len(dsts) == 0 {
+		return nil
+	}
+	data, err := r.Read(ctx)
+	if err != nil {
+		return err
+	}
+	n, err := blosc.DecodedSize(data)
+	if err != nil {
+		return bloscError(err)
+	}
+	if want := decoded.ByteSize(); n != want {
+		return Corruptf("blosc", "decoded size %d, want %d", n, want)
+	}
+	if len(dsts) == 1 {
+		if err := blosc.DecompressRange(dsts[0], data, int(offs[0])); err != nil {
+			return bloscError(err)
+		}
+		return nil
+	}
+	first, last := partsSpan(dsts, offs)
+	span := make([]byte, last-first)
+	if err := blosc.DecompressRange(span, data, int(first)); err != nil {
+		return bloscError(err)
+	}
+	for i, dst := range dsts {
+		copy(dst, span[offs[i]-first:])
 	}
 	return nil
 }

@@ -1,7 +1,10 @@
 package codec
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -136,4 +139,40 @@ func swapInto(dst, src []byte, unit int) {
 			}
 		}
 	}
+}
+
+// DecodeParts implements PartialDecoder for the little-endian byte order,
+// in which a part of the decoded chunk is the same part of the stored one.
+// Through a ReaderInto each part is read straight into its buffer, and a
+// stored chunk of another size than the decoded one is corrupt, as for
+// Decode; through a plain RangeReader, only a chunk too short for a part
+// is.
+func (c BytesCodec) DecodeParts(ctx context.Context, r RangeReader, decoded ArraySpec, dsts [][]byte, offs []int64) error {
+	if c.Big {
+		return Unsupportedf("partial decoding of big-endian bytes")
+	}
+	want := int64(decoded.ByteSize())
+	into, _ := r.(ReaderInto)
+	for i, dst := range dsts {
+		if into != nil {
+			got, err := into.ReadInto(ctx, dst, offs[i])
+			switch {
+			case err == nil && got == want:
+				continue
+			case err == nil || errors.Is(err, io.ErrUnexpectedEOF):
+				return Corruptf("bytes", "decoded %d bytes, want %d", got, want)
+			default:
+				return err
+			}
+		}
+		b, err := r.ReadRange(ctx, offs[i], int64(len(dst)))
+		if err != nil {
+			return err
+		}
+		if len(b) != len(dst) {
+			return Corruptf("bytes", "decoded %d bytes, want %d", offs[i]+int64(len(b)), want)
+		}
+		copy(dst, b)
+	}
+	return nil
 }

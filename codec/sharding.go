@@ -28,7 +28,7 @@ const shardingName = "sharding_indexed"
 const shardMissing = math.MaxUint64
 
 // shardCoalesceGap is the largest run of unneeded bytes between two inner
-// chunks that DecodeRegion reads rather than issuing a second range
+// chunks that a partial decode reads rather than issuing a second range
 // request: a few KiB more of one transfer costs less than a round trip.
 const shardCoalesceGap = 4 << 10
 
@@ -50,29 +50,6 @@ func (l IndexLocation) String() string {
 	return "end"
 }
 
-// RangeReader reads byte ranges of one stored chunk (a shard). A missing
-// chunk is an error matching fs.ErrNotExist (store.ErrNotExist is
-// fs.ErrNotExist). A range reaching past the end of the value is truncated
-// to it, as store.Store.GetRange does; readers of this package check the
-// length of what they get. Implementations must be safe for concurrent
-// use: the inner shards of nested sharding are read in parallel.
-type RangeReader interface {
-	// ReadRange returns n bytes from offset off.
-	ReadRange(ctx context.Context, off, n int64) ([]byte, error)
-	// ReadSuffix returns the last n bytes.
-	ReadSuffix(ctx context.Context, n int64) ([]byte, error)
-}
-
-// PartialDecoder is implemented by array→bytes codecs that can decode a
-// region of a chunk from ranged reads of it.
-type PartialDecoder interface {
-	// DecodeRegion returns the elements of the box of the given shape at
-	// start (both in elements, relative to the whole chunk, which decoded
-	// describes) in C order, little-endian: the box of what Decode of the
-	// whole chunk returns.
-	DecodeRegion(ctx context.Context, r RangeReader, decoded ArraySpec, start, shape []int) ([]byte, error)
-}
-
 // Sharding is the array→bytes codec "sharding_indexed" (Zarr v3 sharding
 // codec, ZEP 2): a chunk of the array (a shard) is split into inner chunks
 // of ChunkShape, each encoded with the inner codecs, stored one after
@@ -84,30 +61,16 @@ type PartialDecoder interface {
 // The decoded form of a shard is always the whole shard shape, also for
 // shards that overhang the edge of the array: the caller crops.
 //
-// How the engine reads a sharded array (one whose codec pipeline is this
-// codec alone: Pipeline.Codecs() is one *Sharding):
-//
-//   - Whole shards (a read that covers a shard, or read-ahead) can simply
-//     use Pipeline.Decode on the whole stored value: one Get, no range
-//     requests.
-//   - For a small read, wrap the shard's key in a RangeReader
-//     (ReadRange → store GetRange(key, store.Range(off, n)), ReadSuffix →
-//     GetRange(key, store.SuffixRange(n))), call ReadIndex once per shard
-//     key, keep the *ShardIndex in a cache keyed by the shard's store key
-//     (ShardIndex.Size gives its memory footprint; it is immutable and
-//     safe to share), and call DecodeRegionWithIndex for each region (in
-//     shard coordinates, inside the whole shard shape): it reads only the
-//     inner chunks the region needs, neighbouring ones coalesced into one
-//     range read (with nested sharding, an inner shard the region covers
-//     in part is itself read by its index and the chunks needed).
-//     DecodeRegion does both steps without a cache. For a store whose
-//     values may change (a live store), drop the cached index with the
-//     shard.
-//   - A shard that does not exist makes ReadIndex fail with an error
-//     matching fs.ErrNotExist (whatever the RangeReader returned, wrapped):
-//     the engine reads such a shard as the fill value, as for any missing
-//     chunk. ShardIndex.AllMissing reports a shard that exists but holds no
-//     inner chunk: it is all fill value too and needs no further read.
+// Whole shards decode with Pipeline.Decode of the stored value (one Get,
+// no range requests). Parts of a shard decode with DecodeParts (the
+// PartialDecoder): the shard's index, read with one range read (a suffix
+// read when it is at the end) and kept by the RangeReader when it is a
+// Memo, then only the inner chunks the parts need, neighbouring ones
+// coalesced into one range read; with nested sharding, an inner shard
+// the parts cover in part is itself read by its index and the chunks
+// needed. A shard that does not exist is the RangeReader's error, which
+// matches fs.ErrNotExist; a shard that holds no inner chunk is all fill
+// value and needs no further read.
 //
 // The sharding storage transformer of the 2022 v3 draft stores shards in
 // the same binary format with the index at the end, uint64 little-endian
@@ -260,12 +223,6 @@ func ParseCodecList(raw json.RawMessage) ([]Codec, error) {
 // Name implements Codec.
 func (*Sharding) Name() string { return shardingName }
 
-// ChunkShape returns the shape of the inner chunks.
-func (s *Sharding) ChunkShape() []int { return slices.Clone(s.chunkShape) }
-
-// Location returns where the index is stored.
-func (s *Sharding) Location() IndexLocation { return s.location }
-
 // EncodedSize implements ArrayToBytes: the size of a shard depends on its
 // data (inner chunks of fill value are left out).
 func (*Sharding) EncodedSize(ArraySpec) int { return -1 }
@@ -356,26 +313,23 @@ func (s *Sharding) newLayout(decoded ArraySpec) (*shardLayout, error) {
 // depends on the data.
 func pipelineEncodedSize(p *Pipeline) int { return p.sizes[len(p.sizes)-1] }
 
-// ShardIndex is the parsed, validated index of one shard: where each inner
+// shardIndex is the parsed, validated index of one shard: where each inner
 // chunk is stored. It is immutable and safe for concurrent use, so the
 // engine can cache it by shard key.
-type ShardIndex struct {
+type shardIndex struct {
 	numChunks int
 	// entries holds an offset and an nbytes for each inner chunk, in C
 	// order; both are shardMissing for an absent one. Every present entry
 	// has been checked not to overlap an index at the start and to end
 	// inside the shard (when its size was known: Decode) or at least
-	// below 2^63 (ReadIndex, whose readers check the rest).
+	// below 2^63 (readIndex, whose readers check the rest).
 	entries []uint64
 }
 
-// NumChunks returns the number of inner chunks the index describes.
-func (x *ShardIndex) NumChunks() int { return x.numChunks }
-
-// Chunk returns where inner chunk i (its C-order position in the shard's
-// grid of inner chunks, 0 ≤ i < NumChunks()) is stored; ok is false when
+// chunk returns where inner chunk i (its C-order position in the shard's
+// grid of inner chunks, 0 ≤ i < numChunks) is stored; ok is false when
 // it is absent.
-func (x *ShardIndex) Chunk(i int) (offset, nbytes int64, ok bool) {
+func (x *shardIndex) chunk(i int) (offset, nbytes int64, ok bool) {
 	off, n := x.entries[2*i], x.entries[2*i+1]
 	if off == shardMissing {
 		return 0, 0, false
@@ -383,9 +337,9 @@ func (x *ShardIndex) Chunk(i int) (offset, nbytes int64, ok bool) {
 	return int64(off), int64(n), true
 }
 
-// AllMissing reports whether the shard holds no inner chunk at all, so
+// allMissing reports whether the shard holds no inner chunk at all, so
 // that it reads as the fill value everywhere.
-func (x *ShardIndex) AllMissing() bool {
+func (x *shardIndex) allMissing() bool {
 	for _, v := range x.entries {
 		if v != shardMissing {
 			return false
@@ -395,12 +349,12 @@ func (x *ShardIndex) AllMissing() bool {
 }
 
 // Size returns the memory the index holds, in bytes, for cache accounting.
-func (x *ShardIndex) Size() int { return 8*len(x.entries) + 64 }
+func (x *shardIndex) Size() int { return 8*len(x.entries) + 64 }
 
 // parseIndex decodes an encoded index and checks every entry: a present
 // chunk must lie inside [lo, hi) of the shard, a pair must be missing in
 // both members or in neither.
-func (l *shardLayout) parseIndex(enc []byte, lo, hi uint64) (*ShardIndex, error) {
+func (l *shardLayout) parseIndex(enc []byte, lo, hi uint64) (*shardIndex, error) {
 	if len(enc) != l.indexSize {
 		return nil, Corruptf(shardingName, "index of %d bytes, want %d", len(enc), l.indexSize)
 	}
@@ -411,7 +365,7 @@ func (l *shardLayout) parseIndex(enc []byte, lo, hi uint64) (*ShardIndex, error)
 	if len(raw) != 16*l.numChunks {
 		return nil, Corruptf(shardingName, "index decodes to %d bytes, want %d", len(raw), 16*l.numChunks)
 	}
-	x := &ShardIndex{numChunks: l.numChunks, entries: make([]uint64, 2*l.numChunks)}
+	x := &shardIndex{numChunks: l.numChunks, entries: make([]uint64, 2*l.numChunks)}
 	for i := range x.entries {
 		x.entries[i] = binary.LittleEndian.Uint64(raw[8*i:])
 	}
@@ -505,7 +459,7 @@ type shardSource struct {
 // bytes (whole rows of the box), decodes straight into its place when the
 // inner codecs can (Pipeline.CanDecodeInto); the others are decoded, then
 // copied.
-func (s *Sharding) decodeRegion(out []byte, l *shardLayout, idx *ShardIndex, start, shape []int, src shardSource) ([]byte, error) {
+func (s *Sharding) decodeRegion(out []byte, l *shardLayout, idx *shardIndex, start, shape []int, src shardSource) ([]byte, error) {
 	count := 1
 	for _, d := range shape {
 		count *= d // shape lies inside the shard, whose size the engine checked
@@ -610,7 +564,7 @@ func (s *Sharding) decodeRegion(out []byte, l *shardLayout, idx *ShardIndex, sta
 
 // pieces returns the inner chunks that the region (start, shape) of count
 // elements touches, present and missing, in C order.
-func (s *Sharding) pieces(l *shardLayout, idx *ShardIndex, start, shape []int, count int) (present, missing []shardPiece) {
+func (s *Sharding) pieces(l *shardLayout, idx *shardIndex, start, shape []int, count int) (present, missing []shardPiece) {
 	if count == 0 {
 		return nil, nil
 	}
@@ -627,7 +581,7 @@ func (s *Sharding) pieces(l *shardLayout, idx *ShardIndex, start, shape []int, c
 			i = i*l.chunksPerShard[d] + coord[d]
 		}
 		p := shardPiece{coord: slices.Clone(coord), offset: -1}
-		if off, nb, ok := idx.Chunk(i); ok {
+		if off, nb, ok := idx.chunk(i); ok {
 			p.offset, p.nbytes = off, nb
 			present = append(present, p)
 		} else {
@@ -772,22 +726,12 @@ func (s *Sharding) Encode(chunk []byte, decoded ArraySpec) ([]byte, error) {
 	return append(body, enc...), nil
 }
 
-// IndexSize returns the size in bytes of the encoded index of a shard
-// described by decoded.
-func (s *Sharding) IndexSize(decoded ArraySpec) (int, error) {
-	l, err := s.layout(decoded)
-	if err != nil {
-		return 0, err
-	}
-	return l.indexSize, nil
-}
-
-// ReadIndex reads and validates the index of the shard r reads, described
+// readIndex reads and validates the index of the shard r reads, described
 // by decoded, with one range read (a suffix read when the index is at the
 // end). A missing shard is the reader's error, wrapped: it matches
 // fs.ErrNotExist. Without the size of the shard, the end of an inner chunk
-// can only be checked when it is read (DecodeRegionWithIndex does).
-func (s *Sharding) ReadIndex(ctx context.Context, r RangeReader, decoded ArraySpec) (*ShardIndex, error) {
+// can only be checked when it is read (decodeRegionWithIndex does).
+func (s *Sharding) readIndex(ctx context.Context, r RangeReader, decoded ArraySpec) (*shardIndex, error) {
 	l, err := s.layout(decoded)
 	if err != nil {
 		return nil, err
@@ -809,24 +753,91 @@ func (s *Sharding) ReadIndex(ctx context.Context, r RangeReader, decoded ArraySp
 	return l.parseIndex(enc, lo, math.MaxInt64)
 }
 
-// DecodeRegion implements PartialDecoder: it reads the index (one range
-// read), then the inner chunks the region needs (adjacent ones coalesced
-// into one range read) and returns the region's elements in C order.
-func (s *Sharding) DecodeRegion(ctx context.Context, r RangeReader, decoded ArraySpec, start, shape []int) ([]byte, error) {
-	if err := checkShardRegion(decoded, start, shape); err != nil {
-		return nil, err
+// DecodeParts implements PartialDecoder: it reads the shard's index (once
+// per shard when r is a Memo), then decodes the smallest box of the shard
+// that holds every part, reading only the inner chunks the box needs
+// (neighbouring ones coalesced into one range read), and copies the parts
+// out of it.
+func (s *Sharding) DecodeParts(ctx context.Context, r RangeReader, decoded ArraySpec, dsts [][]byte, offs []int64) error {
+	item := int64(decoded.DataType.Size)
+	if item == 0 {
+		return fmt.Errorf("%s: variable-length elements cannot be decoded in parts", shardingName)
 	}
-	idx, err := s.ReadIndex(ctx, r, decoded)
+	if len(dsts) == 0 {
+		return nil
+	}
+	idx, err := s.cachedIndex(ctx, r, decoded)
+	if err != nil {
+		return err
+	}
+	if idx.allMissing() {
+		for _, dst := range dsts {
+			nd.Fill(dst, []int{len(dst) / int(item)}, []int{0}, []int{len(dst) / int(item)}, decoded.FillValue, false)
+		}
+		return nil
+	}
+	shape := make([]int64, len(decoded.Shape))
+	for d, n := range decoded.Shape {
+		shape[d] = int64(n)
+	}
+	eoffs, elens := make([]int64, len(offs)), make([]int64, len(offs))
+	for i, off := range offs {
+		if off%item != 0 || int64(len(dsts[i]))%item != 0 || len(dsts[i]) == 0 {
+			return fmt.Errorf("%s: part of %d bytes at %d is not whole elements of %d bytes", shardingName, len(dsts[i]), off, item)
+		}
+		eoffs[i], elens[i] = off/item, int64(len(dsts[i]))/item
+	}
+	box := nd.Bound(shape, eoffs, elens)
+	start, size := make([]int, len(shape)), make([]int, len(shape))
+	for d := range shape {
+		start[d], size[d] = int(box.Start[d]), int(box.Shape[d])
+	}
+	data, err := s.decodeRegionWithIndex(ctx, r, idx, decoded, start, size)
+	if err != nil {
+		return err
+	}
+	for i, dst := range dsts {
+		copy(dst, data[box.Offset(shape, eoffs[i])*item:])
+	}
+	return nil
+}
+
+// cachedIndex returns the index of the shard r reads: from r's Memo when it is
+// one (read and parsed once per shard), else read now.
+func (s *Sharding) cachedIndex(ctx context.Context, r RangeReader, decoded ArraySpec) (*shardIndex, error) {
+	m, ok := r.(Memo)
+	if !ok {
+		return s.readIndex(ctx, r, decoded)
+	}
+	v, err := m.Remember(ctx, func(ctx context.Context) (Memoized, error) { return s.readIndex(ctx, r, decoded) })
 	if err != nil {
 		return nil, err
 	}
-	return s.DecodeRegionWithIndex(ctx, r, idx, decoded, start, shape)
+	idx, ok := v.(*shardIndex)
+	if !ok {
+		return nil, fmt.Errorf("%s: the shard's memo holds a %T, not its index", shardingName, v)
+	}
+	return idx, nil
 }
 
-// DecodeRegionWithIndex is DecodeRegion with an index the caller read
-// before with ReadIndex (and cached): it reads only the inner chunks the
+// readRegion reads the index (one range
+// read), then the inner chunks the region needs (adjacent ones coalesced
+// into one range read) and returns the region's elements in C order.
+func (s *Sharding) readRegion(ctx context.Context, r RangeReader, decoded ArraySpec, start, shape []int) ([]byte, error) {
+	if err := checkShardRegion(decoded, start, shape); err != nil {
+		return nil, err
+	}
+	idx, err := s.readIndex(ctx, r, decoded)
+	if err != nil {
+		return nil, err
+	}
+	return s.decodeRegionWithIndex(ctx, r, idx, decoded, start, shape)
+}
+
+// decodeRegionWithIndex is readRegion with an index the caller read
+// before with readIndex (and cached): it reads only the inner chunks the
 // region needs.
-func (s *Sharding) DecodeRegionWithIndex(ctx context.Context, r RangeReader, idx *ShardIndex, decoded ArraySpec, start, shape []int) ([]byte, error) {
+func (s *Sharding) decodeRegionWithIndex(ctx context.Context, r RangeReader, idx *shardIndex, decoded ArraySpec, start, shape []int) ([]byte, error) {
 	if err := checkShardRegion(decoded, start, shape); err != nil {
 		return nil, err
 	}
@@ -834,15 +845,15 @@ func (s *Sharding) DecodeRegionWithIndex(ctx context.Context, r RangeReader, idx
 	if err != nil {
 		return nil, err
 	}
-	if idx.NumChunks() != l.numChunks {
-		return nil, fmt.Errorf("%s: index of %d inner chunks for a shard of %d", shardingName, idx.NumChunks(), l.numChunks)
+	if idx.numChunks != l.numChunks {
+		return nil, fmt.Errorf("%s: index of %d inner chunks for a shard of %d", shardingName, idx.numChunks, l.numChunks)
 	}
 	src := shardSource{fetch: func(pieces []shardPiece) ([][]byte, error) { return shardFetch(ctx, r, pieces) }}
 	if cs := l.inner.Codecs(); len(cs) == 1 {
 		if inner, ok := cs[0].(*Sharding); ok {
 			src.nested = func(p shardPiece, start, size []int) ([]byte, error) {
 				sub := &shardSubReader{r: r, off: p.offset, n: p.nbytes}
-				return inner.DecodeRegion(ctx, sub, l.inner.Spec(), start, size)
+				return inner.readRegion(ctx, sub, l.inner.Spec(), start, size)
 			}
 		}
 	}
@@ -854,6 +865,11 @@ func (s *Sharding) DecodeRegionWithIndex(ctx context.Context, r RangeReader, idx
 type shardSubReader struct {
 	r      RangeReader
 	off, n int64
+}
+
+// Read implements RangeReader.
+func (c *shardSubReader) Read(ctx context.Context) ([]byte, error) {
+	return c.r.ReadRange(ctx, c.off, c.n)
 }
 
 // ReadRange implements RangeReader, truncating at the end of the inner chunk.

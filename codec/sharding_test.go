@@ -125,6 +125,10 @@ type countingReader struct {
 	reads []shardRead
 }
 
+func (r *countingReader) Read(ctx context.Context) ([]byte, error) {
+	return r.ReadRange(ctx, 0, int64(len(r.data)))
+}
+
 func (r *countingReader) ReadRange(_ context.Context, off, n int64) ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -207,12 +211,12 @@ func TestShardRoundTrip(t *testing.T) {
 				equalShard(t, "DecodeInto", dirty, want)
 
 				// The inner chunks of fill value are left out.
-				idx, err := s.ReadIndex(context.Background(), &countingReader{data: enc}, c.spec)
+				idx, err := s.readIndex(context.Background(), &countingReader{data: enc}, c.spec)
 				if err != nil {
 					t.Fatal(err)
 				}
-				for i := range idx.NumChunks() {
-					if _, _, ok := idx.Chunk(i); ok == (i%3 == 1) {
+				for i := range idx.numChunks {
+					if _, _, ok := idx.chunk(i); ok == (i%3 == 1) {
 						t.Errorf("inner chunk %d present = %v", i, ok)
 					}
 				}
@@ -221,7 +225,7 @@ func TestShardRoundTrip(t *testing.T) {
 				r := rand.New(rand.NewPCG(2, 3))
 				for range 20 {
 					start, shape := shardRandomRegion(r, c.spec.Shape)
-					got, err := s.DecodeRegion(context.Background(), &countingReader{data: enc}, c.spec, start, shape)
+					got, err := s.readRegion(context.Background(), &countingReader{data: enc}, c.spec, start, shape)
 					if err != nil {
 						t.Fatalf("region %v+%v: %v", start, shape, err)
 					}
@@ -302,7 +306,7 @@ func TestShardFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	equalShard(t, "Decode", got, data)
-	if n, err := s.IndexSize(spec); err != nil || n != 48 {
+	if n, err := indexSize(s, spec); err != nil || n != 48 {
 		t.Errorf("IndexSize = %d, %v; want 48", n, err)
 	}
 }
@@ -324,14 +328,14 @@ func TestShardAllMissing(t *testing.T) {
 	}
 	equalShard(t, "Decode", got, fill)
 	r := &countingReader{data: enc}
-	idx, err := s.ReadIndex(context.Background(), r, spec)
+	idx, err := s.readIndex(context.Background(), r, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !idx.AllMissing() {
-		t.Error("AllMissing = false for a shard of fill value")
+	if !idx.allMissing() {
+		t.Error("allMissing = false for a shard of fill value")
 	}
-	got, err = s.DecodeRegionWithIndex(context.Background(), r, idx, spec, []int{1, 1}, []int{2, 3})
+	got, err = s.decodeRegionWithIndex(context.Background(), r, idx, spec, []int{1, 1}, []int{2, 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +376,7 @@ func TestShardCorrupt(t *testing.T) {
 		name  string
 		loc   string
 		shard []byte
-		// partial: ReadIndex/DecodeRegion see the corruption too (they
+		// partial: readIndex/readRegion see the corruption too (they
 		// cannot tell an inner chunk that runs into an index at the end).
 		partial bool
 	}{
@@ -402,8 +406,8 @@ func TestShardCorrupt(t *testing.T) {
 			if data == nil {
 				data = []byte{}
 			}
-			if got, err := s.DecodeRegion(context.Background(), &countingReader{data: data}, spec, []int{0}, []int{4}); !errors.Is(err, ErrCorrupt) {
-				t.Errorf("DecodeRegion = %v, %v; want ErrCorrupt", got, err)
+			if got, err := s.readRegion(context.Background(), &countingReader{data: data}, spec, []int{0}, []int{4}); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("readRegion = %v, %v; want ErrCorrupt", got, err)
 			}
 		})
 	}
@@ -440,7 +444,7 @@ func TestShardRangeReads(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := &countingReader{data: enc}
-			got, err := s.DecodeRegion(ctx, r, spec, c.start, c.shape)
+			got, err := s.readRegion(ctx, r, spec, c.start, c.shape)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -452,7 +456,7 @@ func TestShardRangeReads(t *testing.T) {
 		})
 	}
 
-	// Index at the start: ReadIndex reads it with one ranged read; with
+	// Index at the start: readIndex reads it with one ranged read; with
 	// the cached index, each region reads only its inner chunks.
 	big := shardSpec([]int{2048}, "uint8", 1, 0)
 	data := make([]byte, 2048)
@@ -464,22 +468,22 @@ func TestShardRangeReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &countingReader{data: enc}
-	idx, err := s.ReadIndex(ctx, r, big)
+	idx, err := s.readIndex(ctx, r, big)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.reads) != 1 || r.reads[0] != (shardRead{off: 0, n: 64}) {
-		t.Errorf("ReadIndex reads %+v, want one of 64 bytes at 0", r.reads)
+		t.Errorf("readIndex reads %+v, want one of 64 bytes at 0", r.reads)
 	}
 	r.reads = nil
 	for _, region := range [][2]int{{0, 1}, {2047, 1}} {
-		got, err := s.DecodeRegionWithIndex(ctx, r, idx, big, []int{region[0]}, []int{region[1]})
+		got, err := s.decodeRegionWithIndex(ctx, r, idx, big, []int{region[0]}, []int{region[1]})
 		if err != nil {
 			t.Fatal(err)
 		}
 		equalShard(t, "element", got, data[region[0]:region[0]+region[1]])
 	}
-	got, err := s.DecodeRegionWithIndex(ctx, r, idx, big, []int{500}, []int{1548})
+	got, err := s.decodeRegionWithIndex(ctx, r, idx, big, []int{500}, []int{1548})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,7 +500,7 @@ func TestShardRangeReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = &countingReader{data: enc}
-	if got, err = nested.DecodeRegion(ctx, r, spec, []int{9, 17}, []int{1, 1}); err != nil {
+	if got, err = nested.readRegion(ctx, r, spec, []int{9, 17}, []int{1, 1}); err != nil {
 		t.Fatal(err)
 	}
 	equalShard(t, "nested element", got, shardCrop(want, spec.Shape, []int{9, 17}, []int{1, 1}, 8))
@@ -517,7 +521,7 @@ func TestShardRangeReads(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := &countingReader{data: enc}
-		got, err := s.DecodeRegion(ctx, r, spec, []int{0, 0}, []int{2, 1})
+		got, err := s.readRegion(ctx, r, spec, []int{0, 0}, []int{2, 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -565,8 +569,8 @@ func TestShardConfig(t *testing.T) {
 	// the end; an unknown codec that need not be understood is left out.
 	s := shardCodec(t, `{"chunk_shape": [2], "codecs": ["bytes", {"name": "nope", "must_understand": false}]}`)
 	spec := shardSpec([]int{4}, "uint8", 1, 0)
-	if n, err := s.IndexSize(spec); err != nil || n != 36 || s.Location() != IndexAtEnd || !slices.Equal(s.ChunkShape(), []int{2}) {
-		t.Errorf("defaults: IndexSize %d, %v; location %v, chunk shape %v", n, err, s.Location(), s.ChunkShape())
+	if n, err := indexSize(s, spec); err != nil || n != 36 || s.location != IndexAtEnd || !slices.Equal(s.chunkShape, []int{2}) {
+		t.Errorf("defaults: IndexSize %d, %v; location %v, chunk shape %v", n, err, s.location, s.chunkShape)
 	}
 	enc, err := s.Encode([]byte{1, 2, 3, 4}, spec)
 	if err != nil || !bytes.Equal(enc, slices.Concat([]byte{1, 2, 3, 4}, shardIndexBytes(true, 0, 2, 2, 2))) {
@@ -596,8 +600,8 @@ func TestShardConfig(t *testing.T) {
 		if _, err := s.Encode(make([]byte, 64), c.spec); err == nil {
 			t.Errorf("%s: Encode succeeded", c.name)
 		}
-		if _, err := s.ReadIndex(context.Background(), &countingReader{data: make([]byte, 64)}, c.spec); err == nil {
-			t.Errorf("%s: ReadIndex succeeded", c.name)
+		if _, err := s.readIndex(context.Background(), &countingReader{data: make([]byte, 64)}, c.spec); err == nil {
+			t.Errorf("%s: readIndex succeeded", c.name)
 		}
 	}
 }
@@ -617,18 +621,18 @@ func TestShardRegionErrors(t *testing.T) {
 		{{3, 3}, {2, 1}},
 		{{0, 0}, {1, -1}},
 	} {
-		if _, err := s.DecodeRegion(ctx, &countingReader{data: enc}, spec, region[0], region[1]); err == nil {
+		if _, err := s.readRegion(ctx, &countingReader{data: enc}, spec, region[0], region[1]); err == nil {
 			t.Errorf("region %v+%v: no error", region[0], region[1])
 		}
 	}
 	// An empty region reads nothing but the index.
 	r := &countingReader{data: enc}
-	if got, err := s.DecodeRegion(ctx, r, spec, []int{4, 0}, []int{0, 4}); err != nil || len(got) != 0 || len(r.reads) != 1 {
+	if got, err := s.readRegion(ctx, r, spec, []int{4, 0}, []int{0, 4}); err != nil || len(got) != 0 || len(r.reads) != 1 {
 		t.Errorf("empty region: %v, %v after %d reads", got, err, len(r.reads))
 	}
 
 	// A missing shard is fs.ErrNotExist, for the engine to read as fill.
-	if _, err := s.DecodeRegion(ctx, &countingReader{}, spec, []int{0, 0}, []int{1, 1}); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := s.readRegion(ctx, &countingReader{}, spec, []int{0, 0}, []int{1, 1}); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing shard: %v, want fs.ErrNotExist", err)
 	}
 
@@ -638,11 +642,11 @@ func TestShardRegionErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx, err := s.ReadIndex(ctx, &countingReader{data: oenc}, other)
+	idx, err := s.readIndex(ctx, &countingReader{data: oenc}, other)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.DecodeRegionWithIndex(ctx, &countingReader{data: enc}, idx, spec, []int{0, 0}, []int{1, 1}); err == nil {
+	if _, err := s.decodeRegionWithIndex(ctx, &countingReader{data: enc}, idx, spec, []int{0, 0}, []int{1, 1}); err == nil {
 		t.Error("index of a 2×4 shard used for a 4×4 one: no error")
 	}
 
@@ -651,11 +655,11 @@ func TestShardRegionErrors(t *testing.T) {
 	if _, err := s.Decode(short, spec); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("Decode: %v, want ErrCorrupt", err)
 	}
-	if got, err := s.DecodeRegion(ctx, &countingReader{data: short}, spec, []int{0, 0}, []int{2, 2}); err != nil || !bytes.Equal(got, []byte{1, 1, 1, 1}) {
-		t.Errorf("DecodeRegion of a sound inner chunk: %v, %v", got, err)
+	if got, err := s.readRegion(ctx, &countingReader{data: short}, spec, []int{0, 0}, []int{2, 2}); err != nil || !bytes.Equal(got, []byte{1, 1, 1, 1}) {
+		t.Errorf("readRegion of a sound inner chunk: %v, %v", got, err)
 	}
-	if _, err := s.DecodeRegion(ctx, &countingReader{data: short}, spec, []int{3, 3}, []int{1, 1}); !errors.Is(err, ErrCorrupt) {
-		t.Errorf("DecodeRegion of the truncated inner chunk: %v, want ErrCorrupt", err)
+	if _, err := s.readRegion(ctx, &countingReader{data: short}, spec, []int{3, 3}, []int{1, 1}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("readRegion of the truncated inner chunk: %v, want ErrCorrupt", err)
 	}
 }
 
@@ -697,16 +701,16 @@ func FuzzShardIndex(f *testing.F) {
 			t.Fatalf("Decode: %d bytes, want 16", len(whole))
 		}
 		r := &countingReader{data: shard}
-		part, perr := s.DecodeRegion(context.Background(), r, spec, []int{1, 1}, []int{3, 2})
+		part, perr := s.readRegion(context.Background(), r, spec, []int{1, 1}, []int{3, 2})
 		switch {
 		case perr != nil && !errors.Is(perr, ErrCorrupt):
-			t.Fatalf("DecodeRegion: %v, want ErrCorrupt", perr)
+			t.Fatalf("readRegion: %v, want ErrCorrupt", perr)
 		case perr == nil && len(part) != 6:
-			t.Fatalf("DecodeRegion: %d bytes, want 6", len(part))
+			t.Fatalf("readRegion: %d bytes, want 6", len(part))
 		case err == nil && perr != nil:
-			t.Fatalf("Decode succeeded, DecodeRegion: %v", perr)
+			t.Fatalf("Decode succeeded, readRegion: %v", perr)
 		case err == nil && !bytes.Equal(part, shardCrop(whole, spec.Shape, []int{1, 1}, []int{3, 2}, 1)):
-			t.Fatalf("DecodeRegion = %v, Decode = %v", part, whole)
+			t.Fatalf("readRegion = %v, Decode = %v", part, whole)
 		}
 	})
 }
@@ -734,13 +738,13 @@ func FuzzShardVlen(f *testing.F) {
 				t.Fatalf("Decode = %x: %v", got, err)
 			}
 		}
-		got, err = s.DecodeRegion(context.Background(), &countingReader{data: shard}, spec, []int{1}, []int{2})
+		got, err = s.readRegion(context.Background(), &countingReader{data: shard}, spec, []int{1}, []int{2})
 		if err != nil && !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("DecodeRegion: %v, want ErrCorrupt", err)
+			t.Fatalf("readRegion: %v, want ErrCorrupt", err)
 		}
 		if err == nil {
 			if _, err := splitVlen("test", got, 2); err != nil {
-				t.Fatalf("DecodeRegion = %x: %v", got, err)
+				t.Fatalf("readRegion = %x: %v", got, err)
 			}
 		}
 	})
@@ -767,7 +771,7 @@ var shardTypeSizes = map[string]int{
 
 // shardReadArray decodes the v3 array in dir, whose only codec is
 // sharding_indexed, shard by shard through Sharding.Decode, and also
-// element by element through DecodeRegion, and returns its elements.
+// element by element through readRegion, and returns its elements.
 func shardReadArray(t *testing.T, dir string) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, "zarr.json"))
@@ -833,14 +837,14 @@ func shardReadArray(t *testing.T, dir string) []byte {
 			// Element by element through partial reads, with one
 			// index read.
 			r := &countingReader{data: data}
-			idx, err := s.ReadIndex(context.Background(), r, spec)
+			idx, err := s.readIndex(context.Background(), r, spec)
 			if err != nil {
 				t.Fatalf("shard %v: %v", coord, err)
 			}
 			at := make([]int, rank)
 			ones := slices.Repeat([]int{1}, rank)
 			for {
-				got, err := s.DecodeRegionWithIndex(context.Background(), r, idx, spec, at, ones)
+				got, err := s.decodeRegionWithIndex(context.Background(), r, idx, spec, at, ones)
 				if err != nil {
 					t.Fatalf("shard %v element %v: %v", coord, at, err)
 				}
@@ -1079,12 +1083,12 @@ func TestShardVlen(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := &countingReader{data: enc}
-			idx, err := s.ReadIndex(context.Background(), r, spec)
+			idx, err := s.readIndex(context.Background(), r, spec)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i := range 4 {
-				if _, _, ok := idx.Chunk(i); ok != (i == 0 || i == 3) {
+				if _, _, ok := idx.chunk(i); ok != (i == 0 || i == 3) {
 					t.Errorf("%s %s: inner chunk %d present = %v", codecs, loc, i, ok)
 				}
 			}
@@ -1093,7 +1097,7 @@ func TestShardVlen(t *testing.T) {
 				t.Fatal(err)
 			}
 			equalShard(t, codecs+" Decode", got, shardVlen(elems))
-			got, err = s.DecodeRegionWithIndex(context.Background(), r, idx, spec, []int{1, 2}, []int{2, 3})
+			got, err = s.decodeRegionWithIndex(context.Background(), r, idx, spec, []int{1, 2}, []int{2, 3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1144,15 +1148,25 @@ func BenchmarkShardDecode(b *testing.B) {
 	})
 	b.Run("element", func(b *testing.B) {
 		r := &countingReader{data: enc}
-		idx, err := s.ReadIndex(context.Background(), r, spec)
+		idx, err := s.readIndex(context.Background(), r, spec)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for b.Loop() {
 			r.reads = r.reads[:0]
-			if _, err := s.DecodeRegionWithIndex(context.Background(), r, idx, spec, []int{100, 200}, []int{1, 1}); err != nil {
+			if _, err := s.decodeRegionWithIndex(context.Background(), r, idx, spec, []int{100, 200}, []int{1, 1}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
+}
+
+// indexSize returns the size in bytes of the encoded index of a shard
+// described by decoded.
+func indexSize(s *Sharding, decoded ArraySpec) (int, error) {
+	l, err := s.layout(decoded)
+	if err != nil {
+		return 0, err
+	}
+	return l.indexSize, nil
 }

@@ -334,120 +334,123 @@ func (a *Array) runs(e0, e1 int64, fn func(run) error) error {
 // batchBytes bounds the decoded chunks one step of a read holds at once.
 const batchBytes = 256 << 20
 
-// forRuns fetches the chunks of the runs covering [e0, e1) in parallel
-// batches and calls apply for every run in order with its chunk. When
-// partial is set, shards of which a run needs little are read in part
-// (their index and the inner chunks needed) instead of whole.
-func (a *Array) forRuns(ctx context.Context, e0, e1 int64, partial bool, apply func(run, *chunkValue) error) error {
-	workers := a.fetchWorkers()
-	chunkBytes := max(a.layout.chunkElems*int64(max(a.dt.Size, 8)), 1)
-	maxChunks := max(min(int64(4*workers), batchBytes/chunkBytes), 1)
-	var shard *codec.Sharding
-	bloscRanges := false
-	if partial && a.cache != nil {
-		shard = a.sharding()
-		bloscRanges = shard == nil && a.bloscRanges()
-	}
-	var batch []run
-	var chunks []int64
-	seen := map[int64]int{}
-	flush := func() error {
-		vals := make([]*chunkValue, len(chunks))
-		var perChunk [][]run
-		if shard != nil || bloscRanges {
-			perChunk = make([][]run, len(chunks))
-			for _, r := range batch {
-				i := seen[r.chunk]
-				perChunk[i] = append(perChunk[i], r)
-			}
-		}
-		// Chunks in the cache are taken here; the others are fetched, in
-		// parallel when there are several.
-		var todo []int
-		for i, lin := range chunks {
-			if a.cache != nil {
-				if vals[i] = a.cache.cached(a.cacheID(lin)); vals[i] != nil {
-					continue
-				}
-			}
-			todo = append(todo, i)
-		}
-		fetch := func(ctx context.Context, i int) error {
-			lin := chunks[i]
-			var v *chunkValue
-			var err error
-			few := perChunk != nil && a.fewElements(perChunk[i])
-			switch {
-			case few && shard != nil:
-				v, err = a.loadRegion(ctx, shard, lin, perChunk[i])
-			case few && bloscRanges:
-				v, err = a.loadBloscRange(ctx, a.chunkKeyAt(lin), perChunk[i])
-			default:
-				v, err = a.loadChunk(ctx, lin)
-			}
-			vals[i] = v
-			return err
-		}
-		defer func() {
-			for _, v := range vals {
-				v.release()
-			}
-		}()
-		switch len(todo) {
-		case 0:
-		case 1:
-			// Most reads need one chunk: fetch it here, not on a
-			// goroutine of its own.
-			if err := fetch(ctx, todo[0]); err != nil {
-				return err
-			}
-		default:
-			g, gctx := errgroup.WithContext(ctx)
-			g.SetLimit(workers)
-			for _, i := range todo {
-				g.Go(func() error { return fetch(gctx, i) })
-			}
-			if err := g.Wait(); err != nil {
-				return err
-			}
-		}
-		for _, r := range batch {
-			v := vals[seen[r.chunk]]
-			switch {
-			case v.box != nil:
-				r.inOff = v.box.offset(a.ChunkShape, r.inOff)
-			case v.ranged:
-				r.inOff -= v.base
-			}
-			if err := apply(r, v); err != nil {
-				return err
-			}
-		}
-		batch, chunks = batch[:0], chunks[:0]
-		clear(seen)
-		return nil
-	}
-	last := int64(-1)
-	err := a.runs(e0, e1, func(r run) error {
-		if r.chunk != last {
-			if _, ok := seen[r.chunk]; !ok {
-				if int64(len(chunks)) >= maxChunks {
-					if err := flush(); err != nil {
-						return err
-					}
-				}
-				seen[r.chunk] = len(chunks)
-				chunks = append(chunks, r.chunk)
-			}
-			last = r.chunk
-		}
-		batch = append(batch, r)
-		return nil
-	})
-	if err != nil {
+// forRuns calls apply, in order, for every run each produces (all runs
+// of a read, whose chunks it gets from ld), with the run's chunk: see batch.
+func (a *Array) forRuns(ctx context.Context, each func(func(run) error) error, ld chunkLoader, apply func(run, *chunkValue) error) error {
+	b := a.newBatch(ctx, ld, apply)
+	if err := each(b.add); err != nil {
 		return err
 	}
-	return flush()
+	return b.flush()
+}
+
+// batch gathers the runs of a read with the chunks they lie in, as many
+// as a step of the read holds (maxChunks), then gets those chunks (from
+// the cache, or loaded in parallel) and applies the runs in order.
+type batch struct {
+	a         *Array
+	ctx       context.Context
+	ld        chunkLoader
+	apply     func(run, *chunkValue) error
+	workers   int
+	maxChunks int
+
+	runs   []run
+	chunks []int64       // the chunks of runs, in the order first used
+	at     map[int64]int // chunk → its index in chunks
+	last   int64         // the chunk of the last run added
+}
+
+func (a *Array) newBatch(ctx context.Context, ld chunkLoader, apply func(run, *chunkValue) error) *batch {
+	workers := a.fetchWorkers()
+	chunkBytes := max(a.layout.chunkElems*int64(max(a.dt.Size, 8)), 1)
+	return &batch{a: a, ctx: ctx, ld: ld, apply: apply, workers: workers,
+		maxChunks: int(max(min(int64(4*workers), batchBytes/chunkBytes), 1)),
+		at:        map[int64]int{}, last: -1}
+}
+
+// add adds r, flushing the batch first when r needs one chunk too many.
+func (b *batch) add(r run) error {
+	if r.chunk != b.last {
+		if _, ok := b.at[r.chunk]; !ok {
+			if len(b.chunks) >= b.maxChunks {
+				if err := b.flush(); err != nil {
+					return err
+				}
+			}
+			b.at[r.chunk] = len(b.chunks)
+			b.chunks = append(b.chunks, r.chunk)
+		}
+		b.last = r.chunk
+	}
+	b.runs = append(b.runs, r)
+	return nil
+}
+
+// flush gets the batch's chunks and applies its runs.
+func (b *batch) flush() error {
+	a := b.a
+	vals := make([]*chunkValue, len(b.chunks))
+	defer func() {
+		for _, v := range vals {
+			v.release()
+		}
+	}()
+	perChunk := make([][]run, len(b.chunks))
+	for _, r := range b.runs {
+		i := b.at[r.chunk]
+		perChunk[i] = append(perChunk[i], r)
+	}
+	// Chunks in the cache are taken here; the others are loaded, in
+	// parallel when there are several.
+	var todo []int
+	for i, lin := range b.chunks {
+		if a.cache != nil {
+			if vals[i] = a.cache.cached(a.cacheID(lin)); vals[i] != nil {
+				continue
+			}
+		}
+		todo = append(todo, i)
+	}
+	load := func(ctx context.Context, i int) error {
+		v, err := b.ld.load(ctx, b.chunks[i], perChunk[i])
+		vals[i] = v
+		return err
+	}
+	switch len(todo) {
+	case 0:
+	case 1:
+		// Most reads need one chunk: load it here, not on a goroutine
+		// of its own.
+		if err := load(b.ctx, todo[0]); err != nil {
+			return err
+		}
+	default:
+		g, gctx := errgroup.WithContext(b.ctx)
+		g.SetLimit(b.workers)
+		for _, i := range todo {
+			g.Go(func() error { return load(gctx, i) })
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+	}
+	// A chunk read in part holds its runs one after another.
+	next := make([]int64, len(b.chunks))
+	for _, r := range b.runs {
+		i := b.at[r.chunk]
+		v := vals[i]
+		if v.parts {
+			r.inOff, next[i] = next[i], next[i]+r.n
+		}
+		if err := b.apply(r, v); err != nil {
+			return err
+		}
+	}
+	b.runs, b.chunks = b.runs[:0], b.chunks[:0]
+	clear(b.at)
+	b.last = -1
+	return nil
 }
 
 // fewElements reports whether runs need at most a quarter of their chunk.
@@ -479,12 +482,13 @@ func fillElements(dst, fill []byte) {
 }
 
 // readElements decodes the elements [e0, e1) into dst; partial allows
-// reading parts of shards. With col, the runs found in decoded chunks
+// decoding parts of chunks. With col, the runs found in decoded chunks
 // are not copied into dst but handed to col as slices of the chunks
 // (col.add puts the others, read into dst, between them).
 func (a *Array) readElements(ctx context.Context, dst []byte, e0, e1 int64, partial bool, col *collector) error {
 	size := int64(a.dt.Size)
-	return a.forRuns(ctx, e0, e1, partial, func(r run, v *chunkValue) error {
+	each := func(fn func(run) error) error { return a.runs(e0, e1, fn) }
+	return a.forRuns(ctx, each, a.loader(partial), func(r run, v *chunkValue) error {
 		out := dst[(r.outOff-e0)*size : (r.outOff-e0+r.n)*size]
 		switch {
 		case v.missing:
@@ -698,7 +702,8 @@ func (a *Array) Elements(ctx context.Context, fn func(elem []byte) error) error 
 		return err
 	}
 	if a.Variable() {
-		return a.forRuns(ctx, 0, a.layout.nelem, false, func(r run, v *chunkValue) error {
+		each := func(fn func(run) error) error { return a.runs(0, a.layout.nelem, fn) }
+		return a.forRuns(ctx, each, wholeChunks{a}, func(r run, v *chunkValue) error {
 			for i := range r.n {
 				e := a.fill
 				if !v.missing {

@@ -19,16 +19,12 @@ type chunkValue struct {
 	fixed   []byte
 	vlen    [][]byte
 	missing bool
-	// box is set when fixed holds only this region of the chunk (a
-	// partial read of a shard); such values are never cached.
-	box *box
-	// ranged is set when fixed holds only the chunk's elements from base
-	// on (a partial read of a Blosc chunk); such values are never cached.
-	ranged bool
-	base   int64
-	// index is a shard index (cached under the shard's chunkID with
-	// shardIndex set).
-	index *codec.ShardIndex
+	// parts is set when fixed holds only the runs of the chunk a read
+	// needs, one after another (chunkParts); such values are never cached.
+	parts bool
+	// memo is what a codec's partial decoder keeps of the chunk (a shard's
+	// index), cached under the chunk's chunkID with memo set.
+	memo codec.Memoized
 
 	// buf, when set, is the pooled buffer fixed lies in: it goes back to
 	// pool when the last holder releases the value. refs counts the
@@ -72,8 +68,8 @@ func (v *chunkValue) release() {
 // cost returns the approximate memory held by v.
 func (v *chunkValue) cost() int64 {
 	n := int64(64 + len(v.fixed))
-	if v.index != nil {
-		n += int64(v.index.Size())
+	if v.memo != nil {
+		n += int64(v.memo.Size())
 	}
 	for _, e := range v.vlen {
 		n += int64(24 + len(e))
@@ -120,13 +116,14 @@ type timeout struct {
 
 // chunkID names a chunk in the cache, which the arrays of a hierarchy
 // share: the array (Array.id), the chunk's linear index (C order over the
-// chunk grid), and for a shard its index rather than its decoded chunk.
+// chunk grid), and whether it names what the codecs keep of the chunk for
+// partial decodes (a shard's index) rather than the decoded chunk.
 // A comparable value, not a string: a read of many small chunks looks up
 // each of them, and building a key string per lookup cost a tenth of it.
 type chunkID struct {
-	array      uint64
-	chunk      int64
-	shardIndex bool
+	array uint64
+	chunk int64
+	memo  bool
 }
 
 type cacheEntry struct {

@@ -3,7 +3,6 @@ package zarr
 import (
 	"context"
 	"errors"
-	"io"
 
 	"golang.org/x/sync/errgroup"
 
@@ -24,18 +23,12 @@ type rangeReader interface {
 const directMin = 32 << 10
 
 // rawReader returns the store's rangeReader when the array's chunks are
-// stored as their decoded bytes (the only codec is little-endian bytes):
-// then a read copies its runs from the store into the caller's buffer,
-// one copy, without decoding whole chunks into the cache first.
+// stored as their decoded bytes (codec.PartsStored: the little-endian
+// bytes codec alone): then a read copies its runs from the store into the
+// caller's buffer, one copy, without decoding whole chunks into the cache
+// first.
 func (a *Array) rawReader() rangeReader {
-	if a.pipe == nil || a.Variable() || a.wrap != nil {
-		return nil
-	}
-	cs := a.pipe.Codecs()
-	if len(cs) != 1 {
-		return nil
-	}
-	if b, ok := cs[0].(codec.BytesCodec); !ok || b.Big {
+	if a.pipe == nil || a.pipe.Parts() != codec.PartsStored {
 		return nil
 	}
 	rr, _ := a.st.(rangeReader)
@@ -68,23 +61,18 @@ func (a *Array) readDirect(ctx context.Context, dst []byte, e0, e1 int64) (bool,
 	}); err != nil || len(rs) == 0 {
 		return false, nil
 	}
-	want := a.layout.chunkElems * size
 	readRun := func(ctx context.Context, r run) error {
-		key := a.chunkKeyAt(r.chunk)
+		c := fileChunk{a.storedChunk(r.chunk), rr}
 		out := dst[(r.outOff-e0)*size : (r.outOff-e0+r.n)*size]
-		got, err := rr.ReadInto(ctx, key, out, r.inOff*size)
+		err := a.pipe.DecodeParts(ctx, c, [][]byte{out}, []int64{r.inOff * size})
 		switch {
 		case errors.Is(err, store.ErrNotExist):
 			fillElements(out, a.fill)
 			return nil
-		case err == nil && got == want:
-			return nil
-		case err == nil || errors.Is(err, io.ErrUnexpectedEOF):
-			// What the bytes codec says of a chunk of the wrong size.
-			return a.chunkError(key, codec.Corruptf("bytes", "decoded %d bytes, want %d", got, want))
-		default:
-			return a.chunkError(key, err)
+		case err != nil:
+			return a.chunkError(c.key, err)
 		}
+		return nil
 	}
 	if len(rs) == 1 {
 		return true, readRun(ctx, rs[0])
