@@ -12,7 +12,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/zarrfs/zarrfs/internal/lockedbuf"
 	"github.com/zarrfs/zarrfs/store/dir"
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -74,7 +73,7 @@ func TestMountNoOpendir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var debug lockedbuf.Buffer
+	var debug lockedBuffer
 	mnt := t.TempDir()
 	srv, err := Mount(mnt, h, Config{FsName: "big", Debug: true, Logger: log.New(&debug, "", 0)})
 	if err != nil {

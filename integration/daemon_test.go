@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/zarrfs/zarrfs/internal/lockedbuf"
 )
 
 // The tests of the mount(8) form and the daemon (issue 29): zarrfs STORE
@@ -265,7 +263,7 @@ func TestDaemonHangingStore(t *testing.T) {
 // that the daemon found it (no warning to the caller).
 func TestDaemonSyslog(t *testing.T) {
 	store, mnt := daemonMount(t)
-	var got lockedbuf.Buffer
+	var got lockedBuffer
 	_, err := os.Lstat("/dev/log")
 	listening := err != nil
 	if listening {

@@ -22,7 +22,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/zarrfs/zarrfs/internal/lockedbuf"
 	"github.com/zarrfs/zarrfs/internal/peertest"
 	"github.com/zarrfs/zarrfs/store/remote/remotetest"
 	"github.com/zarrfs/zarrfs/store/s3"
@@ -327,7 +326,7 @@ func mountUnlistable(t *testing.T, spec string) string {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(zarrfsBin, "mount", spec, mnt)
-	var stderr lockedbuf.Buffer
+	var stderr lockedBuffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
