@@ -202,6 +202,24 @@ func ValidatePrefix(prefix string) error {
 	return ValidateDir(strings.TrimSuffix(prefix, "/"))
 }
 
+// CheckListDir is what every ListDir does first: it validates dir and
+// reports ctx's error, if any.
+func CheckListDir(ctx context.Context, dir string) error {
+	if err := ValidateDir(dir); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// CheckListPrefix is what every ListPrefix does first: it validates prefix
+// and reports ctx's error, if any.
+func CheckListPrefix(ctx context.Context, prefix string) error {
+	if err := ValidatePrefix(prefix); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
 // Join joins key segments with "/", skipping empty ones.
 func Join(parts ...string) string {
 	var b strings.Builder

@@ -137,6 +137,7 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 	if abs, err := filepath.Abs(mountpoint); err == nil {
 		mountpoint = abs
 	}
+	m.sf.logf = logger.Printf
 	o, err := openHierarchy(ctx, spec, m.sf, m.mf.options())
 	if err != nil {
 		return err

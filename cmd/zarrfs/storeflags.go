@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"log"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -21,6 +23,9 @@ type storeFlags struct {
 	concurrency int
 	retries     int
 	s3          storeurl.S3Options
+	// logf logs what a remote store says once (throttling); nil: standard
+	// error. The mount sets its own logger.
+	logf func(format string, args ...any)
 }
 
 // storeFlagsFor registers the store flags on fl.
@@ -28,7 +33,8 @@ func storeFlagsFor(fl *pflag.FlagSet) *storeFlags {
 	var s storeFlags
 	fl.DurationVar(&s.timeout, "store-timeout", storeurl.DefaultTimeout,
 		"longest wait for one request to a remote store, retries included; then the read fails (EIO) (0: no limit)")
-	fl.IntVar(&s.concurrency, "store-concurrency", 16, "most requests in flight to a remote store at once; also the chunks a read fetches at once")
+	fl.IntVar(&s.concurrency, "store-concurrency", remote.DefaultCeiling,
+		"most requests in flight to a remote store at once (the number adapts to the store's latency and throttling below it); also the chunks a read fetches at once")
 	fl.IntVar(&s.retries, "store-retries", remote.DefaultAttempts-1,
 		"times a failed remote request is retried (connection errors, 5xx, throttling), with backoff")
 	fl.StringVar(&s.s3.Endpoint, "s3-endpoint", "", "S3 server URL, e.g. http://127.0.0.1:7070 (default: $AWS_ENDPOINT_URL, else AWS)")
@@ -49,6 +55,10 @@ func (s *storeFlags) options() storeurl.Options {
 		Concurrency: s.concurrency,
 		Retry:       remote.Policy{Attempts: max(s.retries, 0) + 1},
 		S3:          s.s3,
+		Logf:        s.logf,
+	}
+	if o.Logf == nil {
+		o.Logf = log.New(os.Stderr, "zarrfs: ", 0).Printf
 	}
 	if o.Timeout == 0 {
 		o.Timeout = -1 // the flag's 0 is "no limit"; storeurl reads 0 as the default

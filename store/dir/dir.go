@@ -475,15 +475,12 @@ func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []strin
 // "a/c/0" matches "a/c/0/1" and "a/c/01"), sorted. It walks the folders
 // below, following symbolic links inside the root but never around a loop.
 func (s *Store) ListPrefix(ctx context.Context, prefix string) ([]string, error) {
-	if err := store.ValidatePrefix(prefix); err != nil {
+	if err := store.CheckListPrefix(ctx, prefix); err != nil {
 		return nil, err
 	}
 	dir, namePrefix := "", prefix
 	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
 		dir, namePrefix = prefix[:i], prefix[i+1:]
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
 	}
 	out := []string{}
 	start := dir

@@ -30,7 +30,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/remote"
@@ -43,12 +42,13 @@ type Options struct {
 	Client *nethttp.Client
 	// Retry says how transient failures are retried.
 	Retry remote.Policy
-	// Concurrency bounds the requests in flight (0: DefaultConcurrency).
+	// Concurrency is the most requests in flight; within it a
+	// remote.Controller adapts the number to the store (0:
+	// remote.DefaultCeiling).
 	Concurrency int
+	// Logf logs what the store should say once (throttling); nil: nothing.
+	Logf func(format string, args ...any)
 }
-
-// DefaultConcurrency is the default bound on requests in flight.
-const DefaultConcurrency = 16
 
 // Store is a read-only HTTP(S) store. It implements store.Store,
 // store.Stater and io.Closer and is safe for concurrent use.
@@ -58,10 +58,8 @@ type Store struct {
 	client *nethttp.Client
 	own    *nethttp.Transport // closed by Close when the store made it
 	retry  remote.Policy
-	lim    *remote.Limiter
-
-	mu    sync.Mutex
-	infos map[string]store.Info // what earlier answers said of a key
+	ctl    *remote.Controller
+	infos  remote.Infos // what earlier answers said of keys
 }
 
 var (
@@ -92,12 +90,13 @@ func New(rawURL string, opts Options) (*Store, error) {
 		}
 	}
 	if opts.Concurrency <= 0 {
-		opts.Concurrency = DefaultConcurrency
+		opts.Concurrency = remote.DefaultCeiling
 	}
-	s := &Store{base: u, client: opts.Client, retry: opts.Retry, lim: remote.NewLimiter(opts.Concurrency), infos: map[string]store.Info{}}
+	s := &Store{base: u, client: opts.Client, retry: opts.Retry}
 	shown := *u
 	shown.RawQuery, shown.User = "", nil
 	s.name = "http " + strings.TrimSuffix(shown.String(), "/")
+	s.ctl = remote.NewController(remote.ControllerOptions{Ceiling: opts.Concurrency, Name: s.name, Logf: opts.Logf})
 	if s.client == nil {
 		s.own = remote.NewTransport(opts.Concurrency)
 		s.client = &nethttp.Client{Transport: s.own}
@@ -153,12 +152,13 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 }
 
 // get makes one attempt at reading a range of key.
-func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	release, err := s.lim.Acquire(ctx)
+func (s *Store) get(ctx context.Context, key string, r store.ByteRange) (out []byte, err error) {
+	tk, err := s.ctl.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer func() { tk.Done(int64(len(out)), err) }()
+	gen := s.infos.Generation()
 	req, err := nethttp.NewRequestWithContext(ctx, nethttp.MethodGet, s.URL(key), nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: get %s: %w", s, key, err)
@@ -175,6 +175,7 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", s, op, err)
 	}
+	tk.FirstByte()
 	defer resp.Body.Close()
 	switch resp.StatusCode {
 	case nethttp.StatusOK:
@@ -183,7 +184,7 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", s, op, err)
 		}
-		s.remember(key, int64(len(body)), resp.Header)
+		s.remember(key, gen, int64(len(body)), resp.Header)
 		start, end, _ := r.Resolve(int64(len(body)))
 		return body[start:end:end], nil
 	case nethttp.StatusPartialContent:
@@ -203,7 +204,7 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 			return nil, fmt.Errorf("%s: %s: %w", s, op, err)
 		}
 		if total >= 0 {
-			s.remember(key, total, resp.Header)
+			s.remember(key, gen, total, resp.Header)
 		}
 		if !r.Suffix && r.Length >= 0 && int64(len(body)) > r.Length {
 			body = body[:r.Length:r.Length]
@@ -212,7 +213,7 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 	case nethttp.StatusRequestedRangeNotSatisfiable:
 		// A range starting at or past the end (or any range of an empty value).
 		if _, _, total, err := parseContentRange(resp.Header.Get("Content-Range")); err == nil && total >= 0 {
-			s.remember(key, total, resp.Header)
+			s.remember(key, gen, total, resp.Header)
 		}
 		return []byte{}, nil
 	default:
@@ -239,7 +240,8 @@ func (s *Store) statusError(op string, resp *nethttp.Response) error {
 	case nethttp.StatusRequestTimeout, nethttp.StatusTooEarly, nethttp.StatusTooManyRequests,
 		nethttp.StatusInternalServerError, nethttp.StatusBadGateway,
 		nethttp.StatusServiceUnavailable, nethttp.StatusGatewayTimeout:
-		return &remote.TransientError{Err: err, After: remote.ParseRetryAfter(resp.Header.Get("Retry-After"))}
+		return &remote.TransientError{Err: err, After: remote.ParseRetryAfter(resp.Header.Get("Retry-After")),
+			Throttled: resp.StatusCode == nethttp.StatusTooManyRequests || resp.StatusCode == nethttp.StatusServiceUnavailable}
 	}
 	return err
 }
@@ -283,45 +285,38 @@ func parseContentRange(v string) (first, last, total int64, err error) {
 }
 
 // remember keeps what a response said of key.
-func (s *Store) remember(key string, size int64, h nethttp.Header) {
-	info := store.Info{Size: size}
+func (s *Store) remember(key string, gen uint64, size int64, h nethttp.Header) {
+	s.infos.Remember(key, gen, info(size, h))
+}
+
+// info is the Info of a value of size bytes that an answer with headers h
+// describes.
+func info(size int64, h nethttp.Header) store.Info {
+	i := store.Info{Size: size}
 	if t, err := nethttp.ParseTime(h.Get("Last-Modified")); err == nil {
-		info.ModTime = t
+		i.ModTime = t
 	}
-	s.mu.Lock()
-	s.infos[key] = info
-	s.mu.Unlock()
+	return i
 }
 
 // Stat returns the size and modification time of key: from an earlier
 // answer when there was one, else from a HEAD request.
 func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return store.Info{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return store.Info{}, err
-	}
-	s.mu.Lock()
-	info, ok := s.infos[key]
-	s.mu.Unlock()
-	if ok {
-		return info, nil
-	}
-	err := remote.Do(ctx, s.retry, func(ctx context.Context) error {
-		var err error
-		info, err = s.head(ctx, key)
-		return err
+	return s.infos.Stat(ctx, key, func(ctx context.Context) (info store.Info, err error) {
+		err = remote.Do(ctx, s.retry, func(ctx context.Context) error {
+			info, err = s.head(ctx, key)
+			return err
+		})
+		return info, err
 	})
-	return info, err
 }
 
-func (s *Store) head(ctx context.Context, key string) (store.Info, error) {
-	release, err := s.lim.Acquire(ctx)
+func (s *Store) head(ctx context.Context, key string) (_ store.Info, err error) {
+	tk, err := s.ctl.Acquire(ctx)
 	if err != nil {
 		return store.Info{}, err
 	}
-	defer release()
+	defer func() { tk.Done(0, err) }()
 	req, err := nethttp.NewRequestWithContext(ctx, nethttp.MethodHead, s.URL(key), nil)
 	if err != nil {
 		return store.Info{}, fmt.Errorf("%s: stat %s: %w", s, key, err)
@@ -330,6 +325,7 @@ func (s *Store) head(ctx context.Context, key string) (store.Info, error) {
 	if err != nil {
 		return store.Info{}, fmt.Errorf("%s: stat %s: %w", s, key, err)
 	}
+	tk.FirstByte()
 	defer resp.Body.Close()
 	if resp.StatusCode != nethttp.StatusOK {
 		return store.Info{}, s.statusError("stat "+key, resp)
@@ -339,10 +335,7 @@ func (s *Store) head(ctx context.Context, key string) (store.Info, error) {
 		resp.Body.Close()
 		return s.statByRange(ctx, key)
 	}
-	s.remember(key, resp.ContentLength, resp.Header)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.infos[key], nil
+	return info(resp.ContentLength, resp.Header), nil
 }
 
 // statByRange learns the size of key from a one-byte ranged GET.
@@ -363,7 +356,7 @@ func (s *Store) statByRange(ctx context.Context, key string) (store.Info, error)
 		if err != nil {
 			return store.Info{}, fmt.Errorf("%s: stat %s: %w", s, key, err)
 		}
-		s.remember(key, n, resp.Header)
+		return info(n, resp.Header), nil
 	case nethttp.StatusPartialContent, nethttp.StatusRequestedRangeNotSatisfiable:
 		_, _, total, err := parseContentRange(resp.Header.Get("Content-Range"))
 		if err == nil && total < 0 {
@@ -372,11 +365,8 @@ func (s *Store) statByRange(ctx context.Context, key string) (store.Info, error)
 		if err != nil {
 			return store.Info{}, fmt.Errorf("%s: stat %s: %w", s, key, err)
 		}
-		s.remember(key, total, resp.Header)
+		return info(total, resp.Header), nil
 	default:
 		return store.Info{}, s.statusError("stat "+key, resp)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.infos[key], nil
 }

@@ -335,3 +335,60 @@ func TestServerStoppedMidRead(t *testing.T) {
 		t.Errorf("server stopped mid-read: failed after %v", d)
 	}
 }
+
+// A server that answers a quarter of requests 503 SlowDown: every read
+// completes with the right bytes, the store's controller backs off, and
+// the log says so once, not per request.
+func TestThrottlingBacksOffAndLogsOnce(t *testing.T) {
+	data := map[string][]byte{}
+	for i := range 64 {
+		data["root.zarr/c/"+string(rune('a'+i/26))+string(rune('a'+i%26))] = bytes.Repeat([]byte{byte(i)}, 1000+i)
+	}
+	srv := &remotetest.Server{Data: data}
+	var n atomic.Int32
+	srv.SetFault(func(*nethttp.Request, int64) remotetest.Action {
+		if n.Add(1)%4 == 0 {
+			return remotetest.Action{Status: 503}
+		}
+		return remotetest.Action{}
+	})
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	var logs atomic.Int32
+	var first atomic.Value
+	s, err := New(ts.URL+"/root.zarr", Options{Retry: remote.Policy{Attempts: 20, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
+		Logf: func(f string, a ...any) {
+			logs.Add(1)
+			first.CompareAndSwap(nil, f)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	errs := make(chan error, len(data))
+	for k, want := range data {
+		go func() {
+			got, err := s.Get(ctx, strings.TrimPrefix(k, "root.zarr/"))
+			if err == nil && !bytes.Equal(got, want) {
+				err = errors.New(k + ": wrong bytes")
+			}
+			errs <- err
+		}()
+	}
+	for range data {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	st := s.ctl.Stats()
+	if st.Backoffs == 0 || st.Limit >= remote.DefaultInitial {
+		t.Errorf("controller after throttling: %+v; want back-offs and a limit below %d", st, remote.DefaultInitial)
+	}
+	if logs.Load() != 1 {
+		t.Errorf("%d log lines; want 1", logs.Load())
+	}
+	if f, _ := first.Load().(string); !strings.Contains(f, "throttling") {
+		t.Errorf("log %q", f)
+	}
+}

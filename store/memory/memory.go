@@ -148,10 +148,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 // ListDir returns the names of the values directly under dir and of the
 // folders below it, both sorted.
 func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error) {
-	if err := store.ValidateDir(dir); err != nil {
-		return nil, nil, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckListDir(ctx, dir); err != nil {
 		return nil, nil, err
 	}
 	prefix := ""
@@ -183,10 +180,7 @@ func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []strin
 
 // ListPrefix returns every key that starts with prefix, sorted.
 func (s *Store) ListPrefix(ctx context.Context, prefix string) ([]string, error) {
-	if err := store.ValidatePrefix(prefix); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckListPrefix(ctx, prefix); err != nil {
 		return nil, err
 	}
 	out := []string{}

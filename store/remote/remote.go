@@ -1,7 +1,8 @@
 // Package remote holds what the network stores (store/http, store/s3) share:
 // the checks before a GET (BeforeGet), retrying transient failures with
-// bounded exponential backoff inside the caller's deadline, a limit on the
-// requests in flight, an io.ReaderAt over a stored value read with range
+// bounded exponential backoff inside the caller's deadline, a controller of
+// the requests in flight that adapts to the store (Controller), what answers
+// said of keys (Infos), an io.ReaderAt over a stored value read with range
 // requests (so that a .zip archive on a web server or in a bucket can be
 // opened by package zip), and the HTTP transport both use by default.
 package remote
@@ -30,10 +31,12 @@ import (
 // TransientError marks a failure worth trying again: a connection refused
 // or reset, a body cut short, a 5xx answer, throttling. After is how long
 // the server asked the client to wait (Retry-After), zero when it did not
-// say.
+// say; Throttled says the server asked for fewer requests (HTTP 429, 503,
+// S3 SlowDown), which a Controller answers by cutting its limit.
 type TransientError struct {
-	Err   error
-	After time.Duration
+	Err       error
+	After     time.Duration
+	Throttled bool
 }
 
 func (e *TransientError) Error() string { return e.Err.Error() }
@@ -168,33 +171,6 @@ func ParseRetryAfter(v string) time.Duration {
 		return time.Duration(n) * time.Second
 	}
 	return 0
-}
-
-// Limiter bounds the requests in flight. The zero value and a nil
-// *Limiter do not limit.
-type Limiter struct{ ch chan struct{} }
-
-// NewLimiter returns a limiter letting n requests run at once (n ≤ 0: no
-// limit).
-func NewLimiter(n int) *Limiter {
-	if n <= 0 {
-		return nil
-	}
-	return &Limiter{ch: make(chan struct{}, n)}
-}
-
-// Acquire waits for a slot or for ctx to end; release the slot with the
-// function returned.
-func (l *Limiter) Acquire(ctx context.Context) (func(), error) {
-	if l == nil || l.ch == nil {
-		return func() {}, ctx.Err()
-	}
-	select {
-	case l.ch <- struct{}{}:
-		return func() { <-l.ch }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 }
 
 // ReaderAt reads one value of a store with range requests, as an

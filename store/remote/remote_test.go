@@ -102,31 +102,6 @@ func TestDo(t *testing.T) {
 	}
 }
 
-func TestLimiter(t *testing.T) {
-	l := NewLimiter(1)
-	release, err := l.Acquire(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if _, err := l.Acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("second Acquire: %v; want DeadlineExceeded", err)
-	}
-	release()
-	if r, err := l.Acquire(context.Background()); err != nil {
-		t.Errorf("after release: %v", err)
-	} else {
-		r()
-	}
-	var none *Limiter
-	if r, err := none.Acquire(context.Background()); err != nil {
-		t.Errorf("nil limiter: %v", err)
-	} else {
-		r()
-	}
-}
-
 // counting counts GetRange calls.
 type counting struct {
 	store.Store

@@ -29,7 +29,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
@@ -62,17 +61,18 @@ type Options struct {
 	ReadOnly bool
 	// Retry says how transient failures are retried.
 	Retry remote.Policy
-	// Concurrency bounds the requests in flight (0: DefaultConcurrency).
+	// Concurrency is the most requests in flight; within it a
+	// remote.Controller adapts the number to the store (0:
+	// remote.DefaultCeiling).
 	Concurrency int
+	// Logf logs what the store should say once (throttling); nil: nothing.
+	Logf func(format string, args ...any)
 	// Transport sends the requests; nil: a transport of the store's own.
 	Transport http.RoundTripper
 	// ListPageSize is the most keys asked for per ListObjectsV2 page (0:
 	// the server's default, 1000 on AWS).
 	ListPageSize int
 }
-
-// DefaultConcurrency is the default bound on requests in flight.
-const DefaultConcurrency = 16
 
 // Store is an S3 store. It implements store.Store, store.Lister,
 // store.Stater, store.Writer and io.Closer and is safe for concurrent use.
@@ -83,17 +83,13 @@ type Store struct {
 	name     string
 	readOnly bool
 	retry    remote.Policy
-	lim      *remote.Limiter
+	ctl      *remote.Controller
 	pageSize int
 	own      *http.Transport
 
-	// infos holds what GET answers said of keys (size, Last-Modified),
-	// so that Stat after a read needs no request; Set and Delete forget a
-	// key and bump gen, and an answer to a request that started before a
-	// change is not kept.
-	mu    sync.Mutex
-	infos map[string]store.Info
-	gen   uint64
+	// infos holds what answers said of keys (size, Last-Modified), so
+	// that Stat after a read needs no request; Set and Delete forget a key.
+	infos remote.Infos
 }
 
 var (
@@ -167,10 +163,11 @@ func New(bucket, prefix string, opts Options) (*Store, error) {
 		})
 	}
 	if opts.Concurrency <= 0 {
-		opts.Concurrency = DefaultConcurrency
+		opts.Concurrency = remote.DefaultCeiling
 	}
 	s := &Store{bucket: bucket, name: "s3 " + name, readOnly: opts.ReadOnly, retry: opts.Retry,
-		lim: remote.NewLimiter(opts.Concurrency), pageSize: opts.ListPageSize, infos: map[string]store.Info{}}
+		pageSize: opts.ListPageSize}
+	s.ctl = remote.NewController(remote.ControllerOptions{Ceiling: opts.Concurrency, Name: s.name, Logf: opts.Logf})
 	if prefix != "" {
 		s.prefix = prefix + "/"
 	}
@@ -207,16 +204,18 @@ func (s *Store) Close() error {
 // object returns the object name of key.
 func (s *Store) object(key string) string { return s.prefix + key }
 
-// do runs one attempt of op with a request slot, retrying transient
-// failures.
-func (s *Store) do(ctx context.Context, op func(ctx context.Context) error) error {
+// do runs op, each attempt with a request slot of the controller,
+// retrying transient failures. op reports the bytes it received, and calls
+// tk.FirstByte when the answer's headers arrive.
+func (s *Store) do(ctx context.Context, op func(ctx context.Context, tk *remote.Ticket) (int64, error)) error {
 	return remote.Do(ctx, s.retry, func(ctx context.Context) error {
-		release, err := s.lim.Acquire(ctx)
+		tk, err := s.ctl.Acquire(ctx)
 		if err != nil {
 			return err
 		}
-		defer release()
-		return op(ctx)
+		n, err := op(ctx, tk)
+		tk.Done(n, err)
+		return err
 	})
 }
 
@@ -238,7 +237,9 @@ func (s *Store) wrap(op string, err error) error {
 	case er.StatusCode >= 500 || er.StatusCode == http.StatusTooManyRequests || er.StatusCode == http.StatusRequestTimeout ||
 		er.Code == "SlowDown" || er.Code == "Throttling" || er.Code == "ThrottlingException" ||
 		er.Code == "RequestTimeout" || er.Code == "RequestLimitExceeded" || er.Code == "InternalError":
-		return remote.Transient(fmt.Errorf("%s: %s: %s (HTTP %d)", s, op, er.Error(), er.StatusCode))
+		throttled := er.StatusCode == http.StatusServiceUnavailable || er.StatusCode == http.StatusTooManyRequests ||
+			er.Code == "SlowDown" || er.Code == "Throttling" || er.Code == "ThrottlingException" || er.Code == "RequestLimitExceeded"
+		return &remote.TransientError{Err: fmt.Errorf("%s: %s: %s (HTTP %d)", s, op, er.Error(), er.StatusCode), Throttled: throttled}
 	}
 	return fmt.Errorf("%s: %s: %s (HTTP %d %s)", s, op, er.Error(), er.StatusCode, er.Code)
 }
@@ -260,21 +261,22 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 		opts.Set("Range", r.String())
 	}
 	var out []byte
-	err := s.do(ctx, func(ctx context.Context) error {
-		gen := s.generation()
+	err := s.do(ctx, func(ctx context.Context, tk *remote.Ticket) (int64, error) {
+		gen := s.infos.Generation()
 		body, info, hdr, err := s.core.GetObject(ctx, s.bucket, s.object(key), opts)
 		if err != nil {
 			var er minio.ErrorResponse
 			if errors.As(err, &er) && (er.StatusCode == http.StatusRequestedRangeNotSatisfiable || er.Code == "InvalidRange") {
 				out = []byte{} // a range at or past the end, or of an empty object
-				return nil
+				return 0, nil
 			}
-			return s.wrap(op, err)
+			return 0, s.wrap(op, err)
 		}
+		tk.FirstByte()
 		defer body.Close()
 		b, err := remote.ReadBody(body, info.Size)
 		if err != nil {
-			return s.wrap(op, err)
+			return 0, s.wrap(op, err)
 		}
 		if !r.Suffix && r.Length > 0 && int64(len(b)) > r.Length {
 			b = b[:r.Length:r.Length]
@@ -290,9 +292,9 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 			}
 		}
 		if total >= 0 {
-			s.remember(key, gen, store.Info{Size: total, ModTime: info.LastModified})
+			s.infos.Remember(key, gen, store.Info{Size: total, ModTime: info.LastModified})
 		}
-		return nil
+		return int64(len(b)), nil
 	})
 	if err != nil {
 		return nil, err
@@ -300,40 +302,30 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 	return out, nil
 }
 
-// Stat describes the object of key with a HEAD request.
+// Stat describes the object of key: from an earlier answer when there was
+// one, else with a HEAD request.
 func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return store.Info{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return store.Info{}, err
-	}
-	s.mu.Lock()
-	info, ok := s.infos[key]
-	s.mu.Unlock()
-	if ok {
-		return info, nil
-	}
-	err := s.do(ctx, func(ctx context.Context) error {
-		gen := s.generation()
-		oi, err := s.core.StatObject(ctx, s.bucket, s.object(key), minio.StatObjectOptions{})
-		if err != nil {
-			return s.wrap("stat "+key, err)
-		}
-		if strings.HasSuffix(oi.Key, "/") {
-			return fmt.Errorf("%s: stat %s: %w", s, key, store.ErrNotExist)
-		}
-		info = store.Info{Size: oi.Size, ModTime: oi.LastModified}
-		s.remember(key, gen, info)
-		return nil
+	return s.infos.Stat(ctx, key, func(ctx context.Context) (info store.Info, err error) {
+		err = s.do(ctx, func(ctx context.Context, tk *remote.Ticket) (int64, error) {
+			oi, err := s.core.StatObject(ctx, s.bucket, s.object(key), minio.StatObjectOptions{})
+			if err != nil {
+				return 0, s.wrap("stat "+key, err)
+			}
+			tk.FirstByte()
+			if strings.HasSuffix(oi.Key, "/") {
+				return 0, fmt.Errorf("%s: stat %s: %w", s, key, store.ErrNotExist)
+			}
+			info = store.Info{Size: oi.Size, ModTime: oi.LastModified}
+			return 0, nil
+		})
+		return info, err
 	})
-	return info, err
 }
 
 // list returns the keys and common prefixes below the object prefix p,
 // relative to the store's prefix, reading every page.
 func (s *Store) list(ctx context.Context, op, p string, recursive bool) (keys, prefixes []string, err error) {
-	err = s.do(ctx, func(ctx context.Context) error {
+	err = s.do(ctx, func(ctx context.Context, tk *remote.Ticket) (int64, error) {
 		keys, prefixes = nil, nil
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel() // stops the listing goroutine on an early return
@@ -341,8 +333,9 @@ func (s *Store) list(ctx context.Context, op, p string, recursive bool) (keys, p
 			Prefix: p, Recursive: recursive, MaxKeys: s.pageSize,
 		}) {
 			if oi.Err != nil {
-				return s.wrap(op, oi.Err)
+				return 0, s.wrap(op, oi.Err)
 			}
+			tk.FirstByte()
 			rel, ok := strings.CutPrefix(oi.Key, s.prefix)
 			if !ok {
 				continue
@@ -357,7 +350,7 @@ func (s *Store) list(ctx context.Context, op, p string, recursive bool) (keys, p
 				keys = append(keys, rel)
 			}
 		}
-		return nil
+		return 0, nil
 	})
 	return keys, prefixes, err
 }
@@ -365,10 +358,7 @@ func (s *Store) list(ctx context.Context, op, p string, recursive bool) (keys, p
 // ListDir returns the names of the objects and common prefixes directly
 // under dir.
 func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error) {
-	if err := store.ValidateDir(dir); err != nil {
-		return nil, nil, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckListDir(ctx, dir); err != nil {
 		return nil, nil, err
 	}
 	p := s.prefix
@@ -399,10 +389,7 @@ func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []strin
 
 // ListPrefix returns every key that starts with prefix.
 func (s *Store) ListPrefix(ctx context.Context, prefix string) ([]string, error) {
-	if err := store.ValidatePrefix(prefix); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckListPrefix(ctx, prefix); err != nil {
 		return nil, err
 	}
 	keys, _, err := s.list(ctx, "list "+prefix+"*", s.prefix+prefix, true)
@@ -427,15 +414,16 @@ func (s *Store) Set(ctx context.Context, key string, value []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	defer s.forget(key) // after the write too: a read racing with it may have kept the old value's
-	s.forget(key)
-	return s.do(ctx, func(ctx context.Context) error {
+	defer s.infos.Forget(key) // after the write too: a read racing with it may have kept the old value's
+	s.infos.Forget(key)
+	return s.do(ctx, func(ctx context.Context, tk *remote.Ticket) (int64, error) {
 		_, err := s.core.PutObject(ctx, s.bucket, s.object(key), bytes.NewReader(value), int64(len(value)), "", "",
 			minio.PutObjectOptions{ContentType: "application/octet-stream"})
 		if err != nil {
-			return s.wrap("set "+key, err)
+			return 0, s.wrap("set "+key, err)
 		}
-		return nil
+		tk.FirstByte()
+		return 0, nil
 	})
 }
 
@@ -450,16 +438,16 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	defer s.forget(key)
-	s.forget(key)
-	return s.do(ctx, func(ctx context.Context) error {
+	defer s.infos.Forget(key)
+	s.infos.Forget(key)
+	return s.do(ctx, func(ctx context.Context, tk *remote.Ticket) (int64, error) {
 		err := s.core.RemoveObject(ctx, s.bucket, s.object(key), minio.RemoveObjectOptions{})
 		if err != nil {
 			if err := s.wrap("delete "+key, err); !errors.Is(err, store.ErrNotExist) {
-				return err
+				return 0, err
 			}
 		}
-		return nil
+		return 0, nil
 	})
 }
 
@@ -471,39 +459,15 @@ func (s *Store) Prefix() string { return s.prefix }
 // MakeBucket creates the store's bucket (for tests and for writing a new
 // hierarchy); an existing bucket owned by the caller is not an error.
 func (s *Store) MakeBucket(ctx context.Context) error {
-	return s.do(ctx, func(ctx context.Context) error {
+	return s.do(ctx, func(ctx context.Context, tk *remote.Ticket) (int64, error) {
 		err := s.core.MakeBucket(ctx, s.bucket, minio.MakeBucketOptions{})
 		if err != nil {
 			var er minio.ErrorResponse
 			if errors.As(err, &er) && er.Code == "BucketAlreadyOwnedByYou" {
-				return nil
+				return 0, nil
 			}
-			return s.wrap("make bucket", err)
+			return 0, s.wrap("make bucket", err)
 		}
-		return nil
+		return 0, nil
 	})
-}
-
-// generation returns the count of changes made through the store.
-func (s *Store) generation() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.gen
-}
-
-// remember keeps info for key unless the store changed since gen.
-func (s *Store) remember(key string, gen uint64, info store.Info) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.gen == gen {
-		s.infos[key] = info
-	}
-}
-
-// forget drops what is known of key before and after a change to it.
-func (s *Store) forget(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.gen++
-	delete(s.infos, key)
 }

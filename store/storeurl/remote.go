@@ -46,7 +46,7 @@ func openHTTP(ctx context.Context, spec string, opts Options) (store.Store, erro
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", spec, err)
 	}
-	hopts := httpstore.Options{Retry: opts.Retry, Concurrency: opts.Concurrency}
+	hopts := httpstore.Options{Retry: opts.Retry, Concurrency: opts.Concurrency, Logf: opts.Logf}
 	if !isZip(u.Path) {
 		s, err := httpstore.New(spec, hopts)
 		if err != nil {
@@ -80,6 +80,7 @@ func openS3(ctx context.Context, spec string, opts Options) (store.Store, error)
 		ReadOnly:    !opts.Writable,
 		Retry:       opts.Retry,
 		Concurrency: opts.Concurrency,
+		Logf:        opts.Logf,
 	}
 	if so.Endpoint == "" {
 		so.Endpoint = opts.getenv("AWS_ENDPOINT_URL_S3")

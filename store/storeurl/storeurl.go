@@ -33,9 +33,11 @@ type Options struct {
 	// retries included (package store/deadline); 0: DefaultTimeout, < 0:
 	// no bound.
 	Timeout time.Duration
-	// Concurrency bounds the requests in flight to a remote store (0: the
-	// store's default).
+	// Concurrency bounds the requests in flight to a remote store, within
+	// which the store adapts their number (0: the store's default).
 	Concurrency int
+	// Logf logs what a remote store says once (throttling); nil: nothing.
+	Logf func(format string, args ...any)
 	// Retry says how remote stores retry transient failures.
 	Retry remote.Policy
 	// S3 configures s3:// stores; empty fields are taken from the

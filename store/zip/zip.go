@@ -440,10 +440,7 @@ func (s *Store) span(p string) []string {
 // ListDir returns the members directly in the folder dir and the folders
 // below it, from the member names.
 func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error) {
-	if err := store.ValidateDir(dir); err != nil {
-		return nil, nil, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckListDir(ctx, dir); err != nil {
 		return nil, nil, err
 	}
 	p := ""
@@ -468,10 +465,7 @@ func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []strin
 
 // ListPrefix returns every key that starts with prefix, sorted.
 func (s *Store) ListPrefix(ctx context.Context, prefix string) ([]string, error) {
-	if err := store.ValidatePrefix(prefix); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckListPrefix(ctx, prefix); err != nil {
 		return nil, err
 	}
 	return append([]string{}, s.span(prefix)...), nil
