@@ -21,10 +21,13 @@ import (
 //     round trip, as TCP's slow start) up to Ceiling; after a cut it grows
 //     by one request per round trip;
 //   - a throttled answer halves the limit, and a first-byte latency risen
-//     to twice the lowest one of the last 10 to 20 seconds (plus a few milliseconds, so
-//     that jitter on a near store is not taken for a queue) cuts it by a
-//     fifth: at most one cut per round trip, since answers to requests sent
-//     before a cut say nothing of the new limit;
+//     to twice the lowest one of the last 10 to 20 seconds (plus a few
+//     milliseconds, so that jitter on a near store is not taken for a
+//     queue) cuts it by a fifth, not below a quarter of Initial: at most one
+//     cut per round trip, since answers to requests sent before a cut say
+//     nothing of the new limit;
+//   - after a second (and four round trips) without a cut it grows fast
+//     again;
 //   - the limit grows only while requests are waiting for a slot, so a
 //     reader that needs few requests does not talk it up to the ceiling.
 //
@@ -41,7 +44,8 @@ type Controller struct {
 
 	mu       sync.Mutex
 	limit    float64
-	floor    float64
+	floor    float64 // the least throttling cuts to
+	latFloor float64 // the least a risen latency cuts to
 	ceiling  float64
 	inflight int
 	waiting  []*waiter
@@ -91,7 +95,7 @@ type ControllerOptions struct {
 const (
 	DefaultCeiling = 128
 	DefaultInitial = 64
-	DefaultFloor   = 2
+	DefaultFloor   = 4
 )
 
 // Controller constants.
@@ -104,6 +108,15 @@ const (
 	baseWindow    = 10 * time.Second     // the base latency is the lowest of the last one or two such windows
 	episodeQuiet  = time.Minute          // a throttling episode ends after this without throttling
 	minWindow     = 50 * time.Millisecond
+	// latencyFloorDiv: a risen latency never cuts the limit below
+	// Initial / latencyFloorDiv, since a store that became slower for a
+	// while without queueing would otherwise be starved.
+	latencyFloorDiv = 4
+	// recoverQuiet: after this long (and at least recoverRounds round
+	// trips) without a cut, the limit grows fast again (slow start), so
+	// that a burst of throttling does not hold a read back for long.
+	recoverQuiet  = time.Second
+	recoverRounds = 4
 )
 
 // NewController returns a controller for one store.
@@ -121,6 +134,7 @@ func NewController(o ControllerOptions) *Controller {
 	o.Floor = min(o.Floor, o.Initial)
 	c := &Controller{now: o.now, logf: o.Logf, name: o.Name,
 		limit: float64(o.Initial), floor: float64(o.Floor), ceiling: float64(o.Ceiling)}
+	c.latFloor = max(c.floor, float64(o.Initial)/latencyFloorDiv)
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -291,8 +305,12 @@ func (c *Controller) answered(t *Ticket, lat time.Duration, n int64, now time.Ti
 	} else {
 		c.avg += time.Duration(avgWeight * float64(lat-c.avg))
 	}
-	if c.avg > latencyFactor*c.base+latencySlack && c.cut(t, now, latencyCut) {
+	if c.avg > latencyFactor*c.base+latencySlack && c.limit > c.latFloor && c.cut(t, now, latencyCut) {
+		c.limit = max(c.limit, c.latFloor)
 		return
+	}
+	if c.slow && now.Sub(c.lastCut) > max(recoverQuiet, recoverRounds*c.avg) {
+		c.slow = false
 	}
 	if len(c.waiting) == 0 && c.inflight+1 < c.slots() {
 		return // the limit is not what holds requests back
