@@ -18,7 +18,7 @@ STRESS_DURATION ?= 60s
 FSX_OPS         ?= 300000
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps lint test race-integration demo bench bench-layouts fuzz-short fuzz stress race clean docs install uninstall deb
+.PHONY: all build deps lint test race-integration demo bench bench-layouts bench-remote fuzz-short fuzz stress race clean docs install uninstall deb
 
 all: build
 
@@ -148,6 +148,15 @@ demo: build
 bench: build
 	$(GO) build -o bin/benchdata ./bench/benchdata
 	/usr/bin/python3 bench/bench.py
+
+# bench-remote: zarrfs (mount and cat, over HTTP and S3) against zarr-python +
+# fsspec on a store made to look far away by bench/farstore (first-byte delays of
+# 0-100 ms, 80 MB/s per connection); bench/remote.py, BENCH.md. Needs
+# python3-aiohttp and versitygw (make deps).
+bench-remote: build
+	$(GO) build -o bin/benchdata ./bench/benchdata
+	$(GO) build -o bin/farstore ./bench/farstore
+	/usr/bin/python3 bench/remote.py
 
 # bench-layouts: zarr-python's default chunks, small and large chunks, and
 # unquantised data, against zarr-python (bench/layouts.py, BENCH.md).

@@ -76,6 +76,22 @@ def reader(args):
         t, c = time.perf_counter(), time.process_time()
         a = z[:]
         out["s"], out["cpu"] = time.perf_counter() - t, time.process_time() - c
+    elif mode == "zarr-http":
+        # zarr-python over fsspec's HTTP file system (aiohttp): z[:] requests every chunk at once.
+        import zarr
+        t, c = time.perf_counter(), time.process_time()
+        z = zarr.open_consolidated(path, mode="r")["arr"]
+        a = z[:]
+        out["s"], out["cpu"] = time.perf_counter() - t, time.process_time() - c
+    elif mode == "zarr-walk":
+        # zarr-python opens a consolidated hierarchy over HTTP and visits every array.
+        import zarr
+        t = time.perf_counter()
+        g = zarr.open_consolidated(path, mode="r")
+        n = []
+        g.visititems(lambda name, obj: n.append(obj.shape) if isinstance(obj, zarr.Array) else None)
+        out["s"], out["arrays"] = time.perf_counter() - t, len(n)
+        a = None
     elif mode == "fromfile":
         t, c = time.perf_counter(), time.process_time()
         a = np.fromfile(path, dtype="<f4")
