@@ -86,20 +86,26 @@ func newBlosc(cfg Config) (Codec, error) {
 	return c, nil
 }
 
-// parseBloscShuffle reads "shuffle" as a numcodecs integer (-1, 0, 1, 2)
-// or a v3 name.
+// parseBloscShuffle reads "shuffle" as a numcodecs integer (-1, 0, 1, 2),
+// a v3 name ("noshuffle", "shuffle", "bitshuffle") or one of the strings
+// GDAL writes, its option values ("NONE", "BYTE", "BIT", any case) or a
+// code in a string ("2"). zarr-python and GDAL read all of them. Decoding
+// takes the shuffle from each chunk's header, so the member only matters
+// for encoding.
 func parseBloscShuffle(raw json.RawMessage) (int, error) {
 	var name string
 	if err := json.Unmarshal(raw, &name); err == nil {
-		switch name {
-		case "noshuffle":
+		switch strings.ToLower(strings.TrimSpace(name)) {
+		case "noshuffle", "none", "0":
 			return BloscNoShuffle, nil
-		case "shuffle":
+		case "shuffle", "byte", "1":
 			return BloscByteShuffle, nil
-		case "bitshuffle":
+		case "bitshuffle", "bit", "2":
 			return BloscBitShuffle, nil
+		case "-1":
+			return BloscAutoShuffle, nil
 		}
-		return 0, fmt.Errorf("blosc: shuffle %q is not noshuffle, shuffle or bitshuffle", name)
+		return 0, fmt.Errorf("blosc: shuffle %q is not noshuffle, shuffle, bitshuffle, NONE, BYTE, BIT or a code", name)
 	}
 	var code int
 	if err := json.Unmarshal(raw, &code); err != nil || code < BloscAutoShuffle || code > BloscBitShuffle {

@@ -11,7 +11,9 @@ import (
 )
 
 func init() {
-	Register(newZstd, "zstd", "numcodecs.zstd")
+	Register(newZstd, "zstd", "numcodecs.zstd",
+		"https://purl.org/zarr/spec/codec/zstd/1.0", // GDAL 3.6 (v3 draft of 2022, zarr-python 2.13's URI pattern)
+	)
 }
 
 // Zstd is the bytes→bytes codec "zstd" (RFC 8878): the v3 extension and
