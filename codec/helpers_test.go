@@ -199,6 +199,12 @@ for c in json.load(open(sys.argv[1])):
 // every case's Ours.
 func runNumcodecs(t *testing.T, cases []peerCase) {
 	t.Helper()
+	runPeer(t, numcodecsPeer, cases)
+}
+
+// runPeer runs a Python program like numcodecsPeer over the cases.
+func runPeer(t *testing.T, program string, cases []peerCase) {
+	t.Helper()
 	peertest.NeedPython(t)
 	dir := t.TempDir()
 	var jobs []map[string]string
@@ -220,7 +226,7 @@ func runNumcodecs(t *testing.T, cases []peerCase) {
 		})
 	}
 	manifest, _ := json.Marshal(jobs)
-	peertest.RunPython(t, numcodecsPeer, write("manifest.json", manifest))
+	peertest.RunPython(t, program, write("manifest.json", manifest))
 	for i := range cases {
 		var err error
 		if cases[i].Theirs, err = os.ReadFile(jobs[i]["theirs"]); err != nil {

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"io"
 
-	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
 )
 
@@ -31,19 +29,23 @@ const (
 )
 
 // LZMA is numcodecs' LZMA codec. Supported: the xz container (format 1,
-// any check, one LZMA2 filter), the legacy .lzma "alone" format (format 2),
-// automatic detection of those two when decoding (format 0), and raw
-// streams (format 3) with a single LZMA2 or LZMA1 filter. Filter chains
-// with delta or branch-call-jump filters are unsupported.
+// any check, LZMA2 after a chain of delta and BCJ filters, as GDAL's LZMA
+// codec writes it), the legacy .lzma "alone" format (format 2), automatic
+// detection of those two when decoding (format 0), and raw streams
+// (format 3) of LZMA2 or LZMA1 after such a chain. An xz stream names its
+// own filters: decoding follows them, whatever the configuration says.
 type LZMA struct {
 	Format int
 	Check  int // -1 default (CRC64), 0 none, 1 CRC32, 4 CRC64, 10 SHA256
-	// Filter is the single LZMA1 or LZMA2 filter of a raw stream (or the
-	// LZMA2 filter of an xz stream), with its options.
+	// Filter is the LZMA1 or LZMA2 filter that ends the chain of a raw
+	// stream (or the LZMA2 filter of an xz stream), with its options.
 	Filter LZMAFilter
+	// pre are the filters before Filter, in encoding order.
+	pre []preFilter
 }
 
-// LZMAFilter is one entry of numcodecs' "filters" list.
+// LZMAFilter is one entry of numcodecs' "filters" list (Python's lzma
+// filter specifiers).
 type LZMAFilter struct {
 	ID       uint64 `json:"id"`
 	Preset   *int   `json:"preset"`
@@ -51,6 +53,10 @@ type LZMAFilter struct {
 	LC       *int   `json:"lc"`
 	LP       *int   `json:"lp"`
 	PB       *int   `json:"pb"`
+	// Dist is the delta filter's distance (default 1), StartOffset a BCJ
+	// filter's start offset.
+	Dist        int    `json:"dist"`
+	StartOffset uint32 `json:"start_offset"`
 }
 
 func newLZMA(cfg Config) (Codec, error) {
@@ -82,12 +88,25 @@ func newLZMA(cfg Config) (Codec, error) {
 	switch {
 	case len(filters) == 0 && c.Format == lzmaFormatRaw:
 		return nil, fmt.Errorf("lzma: a raw stream (format 3) needs filters")
-	case len(filters) > 1:
-		return nil, Unsupportedf("lzma filter chain of %d filters", len(filters))
-	case len(filters) == 1:
-		c.Filter = filters[0]
+	case len(filters) > 4:
+		return nil, fmt.Errorf("lzma: a chain of %d filters (at most 4)", len(filters))
+	case len(filters) > 1 && c.Format == lzmaFormatAlone:
+		return nil, fmt.Errorf("lzma: the alone format (2) takes one LZMA1 filter, not a chain of %d", len(filters))
+	case len(filters) > 0:
+		c.Filter = filters[len(filters)-1]
 		if c.Filter.ID != lzmaFilterLZMA2 && !(c.Filter.ID == lzmaFilterLZMA1 && c.Format == lzmaFormatRaw) {
-			return nil, Unsupportedf("lzma filter %#x in format %d", c.Filter.ID, c.Format)
+			return nil, Unsupportedf("lzma filter %#x ending a chain in format %d", c.Filter.ID, c.Format)
+		}
+		for _, f := range filters[:len(filters)-1] {
+			dist := f.Dist
+			if dist == 0 {
+				dist = 1 // Python's default
+			}
+			p, err := newPreFilter(f.ID, dist, f.StartOffset)
+			if err != nil {
+				return nil, err
+			}
+			c.pre = append(c.pre, p)
 		}
 	}
 	if c.Filter.Preset == nil {
@@ -162,23 +181,29 @@ func (c LZMA) dictCap(n int) int {
 
 // Encode implements BytesToBytes.
 func (c LZMA) Encode(data []byte) ([]byte, error) {
+	if c.Format == lzmaFormatXZ || c.Format == lzmaFormatAuto {
+		checkID := byte(4) // CRC64, Python's default
+		if c.Check >= 0 {
+			checkID = byte(c.Check)
+		}
+		out, err := xzEncode(data, c.pre, c.dictCap(len(data)), checkID)
+		if err != nil {
+			return nil, fmt.Errorf("lzma: %w", err)
+		}
+		return out, nil
+	}
+	if len(c.pre) > 0 {
+		data = bytes.Clone(data)
+		for _, f := range c.pre {
+			f.apply(data, true)
+		}
+	}
 	var buf bytes.Buffer
 	props, _ := c.Filter.properties() // checked by newLZMA
 	var w io.WriteCloser
 	var err error
 	header := 0
 	switch {
-	case c.Format == lzmaFormatXZ || c.Format == lzmaFormatAuto:
-		cfg := xz.WriterConfig{DictCap: c.dictCap(len(data)), CheckSum: xz.CRC64}
-		switch c.Check {
-		case 0:
-			cfg.NoCheckSum = true
-		case 1:
-			cfg.CheckSum = xz.CRC32
-		case 10:
-			cfg.CheckSum = xz.SHA256
-		}
-		w, err = cfg.NewWriter(&buf)
 	case c.Format == lzmaFormatAlone:
 		// Like liblzma: size unknown in the header, an end marker instead.
 		w, err = lzma.WriterConfig{DictCap: c.dictCap(len(data)), EOSMarker: true}.NewWriter(&buf)
@@ -204,6 +229,9 @@ func (c LZMA) Encode(data []byte) ([]byte, error) {
 // size is allocated, whatever the headers claim, and an xz stream whose
 // index records another size fails before decoding.
 func (c LZMA) Decode(data []byte, decodedSize int) ([]byte, error) {
+	if c.Format == lzmaFormatXZ || (c.Format == lzmaFormatAuto && bytes.HasPrefix(data, xzMagic)) {
+		return xzDecode(data, decodedSize)
+	}
 	limit := decodedSize
 	if limit < 0 {
 		limit = lzmaMaxOutput(len(data))
@@ -211,12 +239,6 @@ func (c LZMA) Decode(data []byte, decodedSize int) ([]byte, error) {
 	var r io.Reader
 	var err error
 	switch {
-	case c.Format == lzmaFormatXZ || (c.Format == lzmaFormatAuto && bytes.HasPrefix(data, xzMagic)):
-		data, err = xzLimitDicts(data, decodedSize)
-		if err != nil {
-			return nil, err
-		}
-		r, err = xz.ReaderConfig{SingleStream: true}.NewReader(bytes.NewReader(data))
 	case c.Format == lzmaFormatAlone || c.Format == lzmaFormatAuto:
 		data, err = aloneLimitDict(data, decodedSize)
 		if err != nil {
@@ -240,7 +262,16 @@ func (c LZMA) Decode(data []byte, decodedSize int) ([]byte, error) {
 	if err != nil {
 		return nil, Corruptf("lzma", "%v", err)
 	}
-	return readExact(r, "lzma", decodedSize)
+	out, err := readExact(r, "lzma", decodedSize)
+	if err != nil {
+		return nil, err
+	}
+	if c.Format == lzmaFormatRaw {
+		for i := len(c.pre) - 1; i >= 0; i-- {
+			c.pre[i].apply(out, false)
+		}
+	}
+	return out, nil
 }
 
 // trailingCheck reports bytes left in rest after r ends as corruption.
@@ -279,125 +310,6 @@ func aloneLimitDict(data []byte, decodedSize int) ([]byte, error) {
 		binary.LittleEndian.PutUint32(data[1:], uint32(limit))
 	}
 	return data, nil
-}
-
-// xzLimitDicts checks the structure of a single xz stream (footer, index,
-// block headers), checks the uncompressed sizes the index records against
-// the size wanted, and returns the stream with the LZMA2 dictionary size of
-// each block lowered to what the block's data can use (headers re-summed).
-// Stream padding (zero bytes) may follow the stream.
-func xzLimitDicts(data []byte, decodedSize int) ([]byte, error) {
-	bad := func(format string, args ...any) error { return Corruptf("lzma", "xz: "+format, args...) }
-	end := len(data)
-	for end >= 4 && end%4 == 0 && bytes.Equal(data[end-4:end], []byte{0, 0, 0, 0}) {
-		end -= 4
-	}
-	if end < 24 || !bytes.HasPrefix(data, xzMagic) {
-		return nil, bad("no stream header")
-	}
-	footer := data[end-12 : end]
-	if string(footer[10:]) != "YZ" || crc32.ChecksumIEEE(footer[4:10]) != binary.LittleEndian.Uint32(footer) {
-		return nil, bad("bad stream footer")
-	}
-	indexSize := (int64(binary.LittleEndian.Uint32(footer[4:])) + 1) * 4
-	indexStart := int64(end-12) - indexSize
-	if indexStart < 12 {
-		return nil, bad("index size %d does not fit", indexSize)
-	}
-	index := data[indexStart : end-12]
-	if index[0] != 0 || crc32.ChecksumIEEE(index[:len(index)-4]) != binary.LittleEndian.Uint32(index[len(index)-4:]) {
-		return nil, bad("bad index")
-	}
-	p := index[1 : len(index)-4]
-	count, p, err := uvarint(p)
-	if err != nil || count > uint64(len(p)) {
-		return nil, bad("bad index record count")
-	}
-	type block struct{ unpadded, size uint64 }
-	blocks := make([]block, count)
-	var total uint64
-	for i := range blocks {
-		if blocks[i].unpadded, p, err = uvarint(p); err != nil {
-			return nil, bad("index: %v", err)
-		}
-		if blocks[i].size, p, err = uvarint(p); err != nil {
-			return nil, bad("index: %v", err)
-		}
-		total += blocks[i].size
-		if total > MaxUnknownSize || blocks[i].size > MaxUnknownSize {
-			return nil, bad("index records more than %d bytes", MaxUnknownSize)
-		}
-	}
-	if decodedSize >= 0 && total != uint64(decodedSize) {
-		return nil, bad("index records %d bytes, want %d", total, decodedSize)
-	}
-	out := bytes.Clone(data)
-	pos := int64(12)
-	for i, b := range blocks {
-		padded := (b.unpadded + 3) &^ 3
-		if padded > uint64(indexStart-pos) {
-			return nil, bad("block %d does not fit before the index", i)
-		}
-		if err := limitBlockDict(out[pos:pos+int64(padded)], b.size); err != nil {
-			return nil, bad("block %d: %v", i, err)
-		}
-		pos += int64(padded)
-	}
-	if pos != indexStart {
-		return nil, bad("%d bytes between the blocks and the index", indexStart-pos)
-	}
-	return out, nil
-}
-
-// limitBlockDict lowers the dictionary size of the LZMA2 filter in the
-// header of the xz block b to the smallest that holds size bytes, and
-// updates the header's CRC32.
-func limitBlockDict(b []byte, size uint64) error {
-	if len(b) == 0 || b[0] == 0 {
-		return fmt.Errorf("no block header")
-	}
-	hlen := (int(b[0]) + 1) * 4
-	if hlen > len(b) {
-		return fmt.Errorf("header of %d bytes does not fit", hlen)
-	}
-	h := b[:hlen]
-	if crc32.ChecksumIEEE(h[:hlen-4]) != binary.LittleEndian.Uint32(h[hlen-4:]) {
-		return fmt.Errorf("bad header checksum")
-	}
-	flags := h[1]
-	p := h[2 : hlen-4]
-	var err error
-	for _, present := range []bool{flags&0x40 != 0, flags&0x80 != 0} {
-		if present {
-			if _, p, err = uvarint(p); err != nil {
-				return err
-			}
-		}
-	}
-	for f := 0; f <= int(flags&3); f++ {
-		var id, n uint64
-		if id, p, err = uvarint(p); err != nil {
-			return err
-		}
-		if n, p, err = uvarint(p); err != nil {
-			return err
-		}
-		if n > uint64(len(p)) {
-			return fmt.Errorf("filter properties do not fit")
-		}
-		if id == lzmaFilterLZMA2 && n == 1 {
-			prop := p[0] & 0x3f
-			for q := byte(0); q < prop; q++ {
-				if uint64(2|q&1)<<(q/2+11) >= size {
-					p[0] = q
-					break
-				}
-			}
-		}
-		p = p[n:]
-	}
-	binary.LittleEndian.PutUint32(h[hlen-4:], crc32.ChecksumIEEE(h[:hlen-4]))
-	return nil
 }
 
 // uvarint reads an xz variable-length integer (at most 9 bytes).
