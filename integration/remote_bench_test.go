@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,39 +20,38 @@ import (
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
-// TestRemoteThroughput measures sequential read throughput of a zstd
-// array from versitygw on loopback, directly and through a proxy adding
-// 20 ms to every request, with `zarrfs cat` and with dd on a mount. It
-// runs only with ZARRFS_REMOTE_BENCH=1 (ZARRFS_REMOTE_BENCH_MIB sets the
-// array's size, 256 by default; ZARRFS_REMOTE_BENCH_CONCURRENCY, when set,
-// is passed as --store-concurrency) and logs the figures:
+// BenchmarkRemoteThroughput reads a zstd array sequentially from versitygw
+// on loopback, directly and through a proxy adding 20 ms to every request,
+// with `zarrfs cat` (cat/...) and with dd on a fresh mount for each read
+// (dd/...), beside the same array in a local directory (.../local): MB/s
+// of decoded data, and the CPU time of each `zarrfs cat`. The array is
+// 256 MiB of float32 in 1 MiB chunks (ZARRFS_REMOTE_BENCH_MIB and
+// ZARRFS_REMOTE_BENCH_CHUNK_KIB change them); ZARRFS_REMOTE_BENCH_CONCURRENCY,
+// when set, is passed as --store-concurrency. Each read takes a second or
+// more, so one round is enough:
 //
-//	ZARRFS_REMOTE_BENCH=1 go test -run RemoteThroughput -v ./integration/
-func TestRemoteThroughput(t *testing.T) {
-	if os.Getenv("ZARRFS_REMOTE_BENCH") != "1" {
-		t.Skip("set ZARRFS_REMOTE_BENCH=1 to measure remote read throughput")
-	}
+//	go test -run NONE -bench RemoteThroughput -benchtime 1x ./integration/
+func BenchmarkRemoteThroughput(b *testing.B) {
 	mib := 256
 	if v, err := strconv.Atoi(os.Getenv("ZARRFS_REMOTE_BENCH_MIB")); err == nil && v > 0 {
 		mib = v
 	}
-	srv := startS3(t)
+	srv := startS3(b)
 	srv.MakeBucket("bench")
 	ctx := context.Background()
 	w, err := s3.New("bench", "t.zarr", s3.Options{Endpoint: srv.Endpoint, AccessKey: s3test.AccessKey, SecretKey: s3test.SecretKey})
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
-	// float32 rows of 1 MiB chunks (256 Ki elements; ZARRFS_REMOTE_BENCH_CHUNK_KIB
-	// sets another size), zstd level 3; the values are whole numbers on a
-	// sine with some noise (zstd: about 3:1).
+	// float32 rows of 1 MiB chunks (256 Ki elements), zstd level 3; the
+	// values are whole numbers on a sine with some noise (zstd: about 3:1).
 	rowElems := int64(1 << 18)
 	if v, err := strconv.Atoi(os.Getenv("ZARRFS_REMOTE_BENCH_CHUNK_KIB")); err == nil && v > 0 {
 		rowElems = int64(v) << 8
 	}
 	rows := int64(mib) << 18 / rowElems
 	if err := zarr.CreateGroup(ctx, w, "", zarr.GroupMeta{Format: zarr.FormatV3}); err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
 	a, err := zarr.CreateArray(ctx, w, "a", zarr.ArrayMeta{
 		Format: zarr.FormatV3, Shape: []int64{rows, rowElems}, ChunkShape: []int64{1, rowElems}, DataType: "float32",
@@ -59,7 +59,7 @@ func TestRemoteThroughput(t *testing.T) {
 			{Name: "zstd", Configuration: map[string]any{"level": 3, "checksum": false}}},
 	})
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
 	buf := make([]byte, 16*rowElems*4)
 	seed := uint32(1)
@@ -71,60 +71,67 @@ func TestRemoteThroughput(t *testing.T) {
 			binary.LittleEndian.PutUint32(buf[i*4:], math.Float32bits(v))
 		}
 		if _, err := a.WriteAt(ctx, buf[:n*rowElems*4], r*rowElems*4); err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
 	}
-	stored := dirSize(t, filepath.Join(srv.Dir, "bench", "t.zarr"))
-	size := float64(rows * rowElems * 4)
-	t.Logf("array: %d MiB of float32 in %d chunks of %d KiB, zstd: %.1f MiB stored", mib, rows, rowElems>>8, float64(stored)/(1<<20))
+	local := filepath.Join(srv.Dir, "bench", "t.zarr")
+	b.Logf("array: %d MiB of float32 in %d chunks of %d KiB, zstd: %.1f MiB stored", mib, rows, rowElems>>8, float64(dirSize(b, local))/(1<<20))
+	size := rows * rowElems * 4
 
 	var flags []string
 	if c := os.Getenv("ZARRFS_REMOTE_BENCH_CONCURRENCY"); c != "" {
 		flags = []string{"--store-concurrency", c}
-		t.Logf("--store-concurrency %s", c)
 	}
 	proxy := &remotetest.Proxy{Target: srv.Endpoint, Latency: 20 * time.Millisecond}
 	ps := httptest.NewServer(proxy)
 	defer ps.Close()
 
-	local := filepath.Join(srv.Dir, "bench", "t.zarr")
-	for _, ep := range []struct{ name, url string }{{"local directory (baseline)", ""}, {"loopback", srv.Endpoint}, {"+20ms per request", ps.URL}} {
-		args := append([]string{"cat", "--s3-endpoint", ep.url}, append(flags, "s3://bench/t.zarr", "a")...)
-		if ep.url == "" {
-			args = []string{"cat", local, "a"}
-		}
-		// Output to /dev/null: capturing 256 MiB through a pipe would
-		// measure the test, not zarrfs (the other tests check the bytes).
-		cmd := exec.Command(zarrfsBin, args...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		start := time.Now()
-		err := cmd.Run()
-		d := time.Since(start)
-		if err != nil {
-			t.Fatalf("cat via %s: %v\n%s", ep.name, err, stderr.String())
-		}
-		t.Logf("zarrfs cat, %s: %.0f MB/s (%.2fs; %.2f CPU-s)", ep.name, size/d.Seconds()/1e6, d.Seconds(),
-			(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds())
+	endpoints := []struct{ name, url string }{{"local", ""}, {"loopback", srv.Endpoint}, {"20ms", ps.URL}}
+	for _, ep := range endpoints {
+		b.Run("cat/"+ep.name, func(b *testing.B) {
+			args := append([]string{"cat", "--s3-endpoint", ep.url}, append(flags, "s3://bench/t.zarr", "a")...)
+			if ep.url == "" {
+				args = []string{"cat", local, "a"}
+			}
+			b.SetBytes(size)
+			var cpu time.Duration
+			for range b.N {
+				// Output to /dev/null: capturing it through a pipe would
+				// measure the benchmark, not zarrfs (the tests check the
+				// bytes).
+				cmd := exec.Command(zarrfsBin, args...)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				if err := cmd.Run(); err != nil {
+					b.Fatalf("zarrfs %v: %v\n%s", args, err, stderr.String())
+				}
+				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			}
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "CPU-s/op")
+		})
 	}
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		return
-	}
-	for _, ep := range []struct{ name, url string }{{"local directory (baseline)", ""}, {"loopback", srv.Endpoint}, {"+20ms per request", ps.URL}} {
-		var m *mounted
-		if ep.url == "" {
-			m = mountStore(t, local)
-		} else {
-			m = mountStore(t, "s3://bench/t.zarr", append([]string{"--s3-endpoint", ep.url}, flags...)...)
-		}
-		start := time.Now()
-		run(t, "dd", "if="+filepath.Join(m.dir, "a", "data"), "of=/dev/null", "bs=1M")
-		d := time.Since(start)
-		t.Logf("dd bs=1M on the mount, %s: %.0f MB/s (%.2fs)", ep.name, size/d.Seconds()/1e6, d.Seconds())
+	for _, ep := range endpoints {
+		b.Run("dd/"+ep.name, func(b *testing.B) {
+			b.SetBytes(size)
+			for range b.N {
+				b.StopTimer()
+				var m *mounted
+				if ep.url == "" {
+					m = mountStore(b, local)
+				} else {
+					m = mountStore(b, "s3://bench/t.zarr", append([]string{"--s3-endpoint", ep.url}, flags...)...)
+				}
+				b.StartTimer()
+				run(b, "dd", "if="+filepath.Join(m.dir, "a", "data"), "of=/dev/null", "bs=1M")
+				b.StopTimer()
+				m.signalAndWait(b, syscall.SIGTERM, 10*time.Second)
+				b.StartTimer()
+			}
+		})
 	}
 }
 
-func dirSize(t *testing.T, dir string) int64 {
+func dirSize(t testing.TB, dir string) int64 {
 	var n int64
 	filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
 		if err == nil && fi.Mode().IsRegular() {

@@ -221,7 +221,7 @@ func serveHTTP(t *testing.T, dir string) (string, *remotetest.Server) {
 
 // startS3 starts versitygw and points zarrfs subprocesses at it through
 // the AWS_* environment variables.
-func startS3(t *testing.T) *s3test.Server {
+func startS3(t testing.TB) *s3test.Server {
 	t.Helper()
 	srv := s3test.Start(t)
 	for _, kv := range srv.Env() {
