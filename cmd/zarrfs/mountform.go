@@ -156,7 +156,7 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 			// Said to the caller, whose standard error this still is.
 			fmt.Fprintf(e.stderr, "zarrfs: no syslog (%v): the daemon will log nothing; use --log-file\n", noLog)
 		}
-		if err := detach(ready); err != nil {
+		if err := detach(ready, m.mf.logFile); err != nil {
 			return errors.Join(err, srv.Unmount())
 		}
 		logger.Printf("mounted %s at %s", o.st, mountpoint)
@@ -182,17 +182,25 @@ func (m *mountSpec) logger(e *env, daemon bool) (logger *log.Logger, closeLog fu
 }
 
 // detach ends the daemon's ties to its caller once the mount answers: its
-// standard streams go to /dev/null, which closes the caller's copy of
-// standard error, then it says "ok" on ready and leaves the directory it
-// was started in.
-func detach(ready *os.File) error {
+// standard streams go to /dev/null, but standard error to logFile when
+// there is one (where a crash then leaves its trace), which closes the
+// caller's copy of standard error; then it says "ok" on ready and leaves
+// the directory it was started in.
+func detach(ready *os.File, logFile string) error {
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}
 	defer null.Close()
-	for fd := 0; fd <= 2; fd++ {
-		if err := unix.Dup2(int(null.Fd()), fd); err != nil {
+	stderr := null
+	if logFile != "" {
+		if stderr, err = os.OpenFile(logFile, os.O_WRONLY|os.O_APPEND, 0); err != nil {
+			return fmt.Errorf("log file: %w", err)
+		}
+		defer stderr.Close()
+	}
+	for fd, f := range []*os.File{null, null, stderr} {
+		if err := unix.Dup2(int(f.Fd()), fd); err != nil {
 			return fmt.Errorf("detach: %w", err)
 		}
 	}
@@ -281,6 +289,17 @@ func mountFormCommand(e *env) *cobra.Command {
 				return fmt.Errorf("unknown command %q", args[0])
 			}
 			return fmt.Errorf("want arguments STORE MOUNTPOINT, got %d", len(args))
+		},
+		// Completion offers the subcommands and files for STORE, then
+		// directories for MOUNTPOINT.
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			switch len(args) {
+			case 0:
+				return nil, cobra.ShellCompDirectiveDefault
+			case 1:
+				return nil, cobra.ShellCompDirectiveFilterDirs
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {

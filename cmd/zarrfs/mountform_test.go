@@ -180,6 +180,14 @@ func TestDocsFromFlags(t *testing.T) {
 			t.Errorf("completion %s: status %d, stderr %q, script without __complete", shell, code, errOut)
 		}
 	}
+	// The mount(8) form completes files (STORE) beside the subcommands,
+	// then directories (MOUNTPOINT).
+	if _, out, _ := runCLI(t, "__complete", ""); !strings.HasPrefix(out, "mount\t") || !strings.HasSuffix(out, "\n:0\n") {
+		t.Errorf("completion of the first argument:\n%s", out)
+	}
+	if _, out, _ := runCLI(t, "__complete", "store", ""); out != ":16\n" {
+		t.Errorf("completion of MOUNTPOINT:\n%s", out)
+	}
 	if code, _, _ := runCLI(t, "completion", "powershell"); code != 2 {
 		t.Errorf("completion powershell: status %d, want 2", code)
 	}
