@@ -6,10 +6,10 @@
 // written there. The whole 2 MiB-aligned huge pages within a buffer are
 // advised MADV_HUGEPAGE, and take one fault each; the rest is populated
 // with one MADV_POPULATE_WRITE call instead of a fault per page. Both are
-// advice: a kernel without them
-// leaves the buffer as make would. The buffer is allocated at its exact
-// size, so the Go heap's accounting (and its soft memory limit) sees what
-// it costs.
+// advice: a kernel without them leaves the buffer as make would. The
+// buffer is allocated at its exact size, so the Go heap's accounting (and
+// its soft memory limit) sees what it costs. BenchmarkAlloc compares it
+// with make on memory just given back to the kernel (figures in BENCH.md).
 package hugemem
 
 // HugePage is the size of a transparent huge page on the platforms zarrfs

@@ -1,7 +1,9 @@
 package hugemem
 
 import (
+	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,4 +84,43 @@ func meminfo(t *testing.T, file, key string) int64 {
 	}
 	t.Skipf("%s has no %s", file, key)
 	return 0
+}
+
+var sink []byte
+
+// BenchmarkAlloc allocates a buffer from memory the Go runtime has just
+// given back to the kernel (debug.FreeOSMemory, not timed) and writes all
+// of it, as a chunk decoded into a new buffer is: with make, each page
+// faults on its first write; with Alloc, huge pages and one
+// MADV_POPULATE_WRITE back it first. This is the measurement that decides
+// whether Alloc earns its place on a machine:
+//
+//	go test -run NONE -bench Alloc ./internal/hugemem/
+func BenchmarkAlloc(b *testing.B) {
+	for _, size := range []int{2 << 20, 16 << 20} {
+		src := make([]byte, size)
+		for i := range src {
+			src[i] = byte(i)
+		}
+		for _, alloc := range []struct {
+			name string
+			fn   func(n int) []byte
+		}{
+			{"make", func(n int) []byte { return make([]byte, n) }},
+			{"Alloc", func(n int) []byte { return Alloc(n, n) }},
+		} {
+			b.Run(fmt.Sprintf("%dMiB/%s", size>>20, alloc.name), func(b *testing.B) {
+				b.SetBytes(int64(size))
+				for range b.N {
+					b.StopTimer()
+					sink = nil
+					debug.FreeOSMemory()
+					b.StartTimer()
+					buf := alloc.fn(size)
+					copy(buf, src)
+					sink = buf
+				}
+			})
+		}
+	}
 }
