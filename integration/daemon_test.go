@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"net"
+	nethttp "net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zarrfs/zarrfs/store/remote/remotetest"
 )
 
 // The tests of the mount(8) form and the daemon (issue 29): zarrfs STORE
@@ -303,5 +306,56 @@ func TestDaemonSyslog(t *testing.T) {
 			t.Fatalf("syslog did not get the daemon's line; it got:\n%s", got.String())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestDaemonCallerGone: a caller killed, or interrupted, while its daemon
+// is still opening a slow store leaves nothing behind: the daemon finds
+// nobody to report to once it has mounted, unmounts and exits.
+func TestDaemonCallerGone(t *testing.T) {
+	store, mnt := daemonMount(t)
+	url, srv := serveHTTP(t, store)
+	srv.SetFault(func(*nethttp.Request, int64) remotetest.Action {
+		return remotetest.Action{Delay: 300 * time.Millisecond}
+	})
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			var out lockedBuffer
+			logFile := filepath.Join(t.TempDir(), "zarrfs.log")
+			caller := exec.Command(zarrfsBin, url, mnt, "-o", "ro,store_timeout=30s,log_file="+logFile)
+			caller.Stdout, caller.Stderr = &out, &out
+			if err := caller.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Once the child runs, the caller is waiting for it (and has
+			// its signal handlers); the store's delay keeps it from
+			// mounting for a while yet.
+			for deadline := time.Now().Add(10 * time.Second); len(daemonsAt(mnt)) < 2; {
+				if time.Now().After(deadline) {
+					t.Fatalf("no daemon started within 10 s: %s", out.String())
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			caller.Process.Signal(sig)
+			start := time.Now()
+			err := caller.Wait()
+			if sig == syscall.SIGINT {
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(out.String(), "interrupt before the mount answered") {
+					t.Errorf("interrupted caller: %v, output %q; want status 1 and one line saying so", err, out.String())
+				}
+				if took := time.Since(start); took > 2*time.Second {
+					t.Errorf("the interrupted caller took %v to return", took)
+				}
+			}
+			t.Logf("daemon gone %v after its caller", waitNoDaemon(t, mnt, 30*time.Second))
+			checkNothingLeft(t, mnt)
+			// Killed, the caller leaves the daemon to find out by itself
+			// (an interrupted one stops it, which may be before it mounts).
+			log, _ := os.ReadFile(logFile)
+			if sig == syscall.SIGKILL && !strings.Contains(string(log), "then unmounted it: the caller is gone") {
+				t.Errorf("the daemon did not mount and then unmount; its log:\n%s", log)
+			}
+		})
 	}
 }

@@ -9,9 +9,11 @@ import (
 	"log/syslog"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -128,6 +130,10 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 		}
 		ready = os.NewFile(3, "ready")
 		os.Unsetenv(daemonEnv)
+		// A caller gone before the mount answers closes the pipes: the
+		// writes to them must fail (and the mount be undone), not kill
+		// the daemon with SIGPIPE while it is mounted.
+		signal.Ignore(syscall.SIGPIPE)
 	}
 	logger, closeLog, noLog, err := m.logger(e, ready != nil)
 	if err != nil {
@@ -157,7 +163,9 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 			fmt.Fprintf(e.stderr, "zarrfs: no syslog (%v): the daemon will log nothing; use --log-file\n", noLog)
 		}
 		if err := detach(ready, m.mf.logFile); err != nil {
-			return errors.Join(err, srv.Unmount())
+			err = errors.Join(err, srv.Unmount())
+			logger.Printf("mounted %s at %s, then unmounted it: %v", o.st, mountpoint, err)
+			return err
 		}
 		logger.Printf("mounted %s at %s", o.st, mountpoint)
 	}
@@ -250,9 +258,22 @@ func startDaemon(e *env) error {
 	}
 	var copied sync.WaitGroup
 	copied.Go(func() { io.Copy(e.stderr, errR) })
-	msg, _ := io.ReadAll(readyR)
+	readyMsg := make(chan string, 1)
+	go func() {
+		msg, _ := io.ReadAll(readyR)
+		readyMsg <- string(msg)
+	}()
+	var msg string
+	select {
+	case msg = <-readyMsg:
+	case sig := <-e.signals:
+		// Interrupted while the daemon opens the store or mounts: it
+		// stops (unmounting, if it got that far) and the caller returns.
+		cmd.Process.Signal(syscall.SIGTERM)
+		return fmt.Errorf("%v before the mount answered: stopped the daemon", sig)
+	}
 	copied.Wait()
-	if string(msg) == "ok\n" {
+	if msg == "ok\n" {
 		return cmd.Process.Release()
 	}
 	if err := cmd.Wait(); err != nil {
