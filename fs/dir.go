@@ -119,7 +119,9 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 		es = append(es, e)
 	}
 	var children []*zarr.Node
-	if node.Kind == zarr.KindGroup && node.Err == nil {
+	if node.Kind != zarr.KindArray {
+		// Also below a group whose own metadata is broken: its
+		// info.txt says what is wrong, and its children still show.
 		children, err = l.v.h.Children(ctx, node.Path)
 		if errors.Is(err, zarr.ErrNotListable) {
 			l.unlisted = err
@@ -204,16 +206,12 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 
 // OpendirHandle lists the directory's entries into a handle. The kernel
 // may cache the listing unless the mount is live. A group whose metadata
-// is broken lists nothing: opening it fails with the error (its documents
-// can still be read by name).
+// is broken lists as any other: its documents, its info.txt (which says
+// what is wrong) and its children.
 func (d *dirNode) OpendirHandle(ctx context.Context, _ uint32) (gofs.FileHandle, uint32, syscall.Errno) {
 	l, err := d.list(ctx)
-	switch {
-	case err != nil:
-	case l.unlisted != nil:
+	if err == nil && l.unlisted != nil {
 		err = l.unlisted
-	case l.node.Kind != zarr.KindArray && l.node.Err != nil:
-		err = l.node.Err
 	}
 	if err != nil {
 		return nil, 0, d.m.log.errno(err)

@@ -156,6 +156,9 @@ func brokenDir(t *testing.T) string {
 		"good/zarr.json":    doc(""),
 		"unknown/zarr.json": doc(`,{"name":"no-such-codec"}`),
 		"garbled/zarr.json": `{"zarr_format":3,"node_type":"array",`,
+		// A group whose own metadata is broken, with a child.
+		"badgroup/zarr.json":       `{"zarr_format":3,"node_type":"group","attributes":[1]}`,
+		"badgroup/child/zarr.json": doc(""),
 	}
 	for name, content := range files {
 		p := filepath.Join(root, name)
@@ -171,7 +174,7 @@ func brokenDir(t *testing.T) string {
 
 func TestMountBrokenNodes(t *testing.T) {
 	mnt, h := mountDir(t, brokenDir(t))
-	if got := strings.Join(names(t, mnt), " "); got != "garbled good info.txt unknown zarr.json" {
+	if got := strings.Join(names(t, mnt), " "); got != "badgroup garbled good info.txt unknown zarr.json" {
 		t.Errorf("root lists %q: a broken node must not hide its siblings", got)
 	}
 	if got := strings.Join(names(t, filepath.Join(mnt, "unknown")), " "); !strings.Contains(got, "zarr.json") || !strings.Contains(got, "data") {
@@ -188,15 +191,30 @@ func TestMountBrokenNodes(t *testing.T) {
 	if fi := stat(t, filepath.Join(mnt, "unknown", "zarr.json")); fi.Size() != int64(len(raw)) {
 		t.Errorf("zarr.json of the broken array: size %d, want %d", fi.Size(), len(raw))
 	}
-	// A document that is not JSON makes a broken node: listing it fails
-	// with EIO, while its document and info.txt still open by name.
-	if _, err := os.ReadDir(filepath.Join(mnt, "garbled")); !errors.Is(err, syscall.EIO) {
-		t.Errorf("listing the garbled node: %v, want EIO", err)
+	// A document that is not JSON makes a broken node, which still lists
+	// its document and an info.txt that says what is wrong.
+	if got := strings.Join(names(t, filepath.Join(mnt, "garbled")), " "); got != "info.txt zarr.json" {
+		t.Errorf("the garbled node lists %q", got)
 	}
 	for _, name := range []string{"zarr.json", "info.txt"} {
 		if fi := stat(t, filepath.Join(mnt, "garbled", name)); fi.Size() == 0 {
 			t.Errorf("garbled/%s is empty", name)
 		}
+	}
+	if b, err := os.ReadFile(filepath.Join(mnt, "garbled", "info.txt")); err != nil || !strings.Contains(string(b), "error:") {
+		t.Errorf("garbled/info.txt: %v, %q: want the error", err, b)
+	}
+	// A group whose attributes are broken hides none of its children.
+	if got := strings.Join(names(t, filepath.Join(mnt, "badgroup")), " "); got != "child info.txt zarr.json" {
+		t.Errorf("the broken group lists %q, want its child too", got)
+	}
+	if b, err := os.ReadFile(filepath.Join(mnt, "badgroup", "info.txt")); err != nil || !strings.Contains(string(b), "attributes is not an object") {
+		t.Errorf("badgroup/info.txt: %v, %q: want the error", err, b)
+	}
+	if f, err := os.Open(filepath.Join(mnt, "badgroup", "child", "data")); err != nil {
+		t.Errorf("open badgroup/child/data: %v", err)
+	} else {
+		f.Close()
 	}
 	// Opening data (no read: reads go through a subprocess) reports why.
 	f, err := os.Open(filepath.Join(mnt, "unknown", "data"))

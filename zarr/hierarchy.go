@@ -421,13 +421,15 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 // Children returns the child groups and arrays of the node at path, sorted
 // by name: from consolidated metadata when the hierarchy has it, otherwise
 // by listing the store one level down. Children whose metadata is broken
-// are included with Node.Err set. An array has no children.
+// are included with Node.Err set. An array has no children; a group whose
+// own metadata is broken, or a node too broken to tell its kind, has the
+// children found below it: a broken node hides nothing.
 func (h *Hierarchy) Children(ctx context.Context, path string) ([]*Node, error) {
 	parent, err := h.Node(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	if parent.Kind != KindGroup {
+	if parent.Kind == KindArray {
 		return nil, nil
 	}
 	names, err := h.childNames(ctx, parent.Path)

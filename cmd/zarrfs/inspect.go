@@ -39,9 +39,16 @@ var lsCommand = command{
 				return err
 			}
 			nodes := []*zarr.Node{n}
-			if n.Kind == zarr.KindGroup {
-				if nodes, err = o.h.Children(ctx, n.Path); err != nil {
+			if n.Kind != zarr.KindArray {
+				// A group's children, also when its own metadata is
+				// broken (as the mount lists them); a node too broken to
+				// tell its kind shows itself unless it has children.
+				children, err := o.h.Children(ctx, n.Path)
+				if err != nil {
 					return o.errorf(path, err)
+				}
+				if n.Kind == zarr.KindGroup || len(children) > 0 {
+					nodes = children
 				}
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
@@ -149,7 +156,7 @@ func treeLine(n *zarr.Node) string {
 
 // tree prints the descendants of the group n, each line prefixed.
 func (o *opened) tree(ctx context.Context, w io.Writer, n *zarr.Node, prefix string) error {
-	if n.Kind != zarr.KindGroup || n.Err != nil {
+	if n.Kind == zarr.KindArray {
 		return nil
 	}
 	children, err := o.h.Children(ctx, n.Path)
@@ -188,24 +195,41 @@ var infoCommand = command{
 			}
 			if !*asJSON {
 				var children []*zarr.Node
-				if n.Kind == zarr.KindGroup && n.Err == nil {
+				if n.Kind != zarr.KindArray {
 					// As the mount's info.txt: the children as listed.
 					children, err = o.h.Children(ctx, n.Path)
 					if err != nil && !errors.Is(err, zarr.ErrNotListable) {
 						return o.errorf(args[1], err)
 					}
 				}
-				_, err := io.WriteString(e.stdout, view.InfoText(n, children))
-				return err
+				if _, err := io.WriteString(e.stdout, view.InfoText(n, children)); err != nil {
+					return err
+				}
+				return nodeError(o, args[1], n)
 			}
 			b, err := json.MarshalIndent(n.Info(), "", "  ")
 			if err != nil {
 				return o.errorf(args[1], err)
 			}
-			_, err = e.stdout.Write(append(b, '\n'))
-			return err
+			if _, err = e.stdout.Write(append(b, '\n')); err != nil {
+				return err
+			}
+			return nodeError(o, args[1], n)
 		}
 	},
+}
+
+// nodeError returns the error that makes node n (or its array's data)
+// unusable, which info prints with the rest and then reports, so that it
+// exits 1.
+func nodeError(o *opened, path string, n *zarr.Node) error {
+	if n.Err != nil {
+		return o.errorf(path, n.Err)
+	}
+	if n.Array != nil && n.Array.Err != nil {
+		return o.errorf(path, n.Array.Err)
+	}
+	return nil
 }
 
 var previewCommand = command{

@@ -112,7 +112,7 @@ func TestCatStrings(t *testing.T) {
 
 // TestInspectBrokenNode checks that ls, tree and info show a node whose
 // zarr.json is not JSON as of unknown kind, with its error, beside its
-// siblings.
+// siblings; info then exits 1.
 func TestInspectBrokenNode(t *testing.T) {
 	st := t.TempDir()
 	for name, doc := range map[string]string{
@@ -128,9 +128,21 @@ func TestInspectBrokenNode(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"ls", st}, {"tree", st}, {"info", st, "broken"}} {
+	for _, args := range [][]string{{"ls", st}, {"tree", st}, {"info", st, "broken"}, {"info", "--json", st, "broken"}} {
 		code, out, errOut := runCLI(t, args...)
-		if code != 0 || errOut != "" {
+		switch {
+		case args[0] == "info":
+			// info prints what it can, then the error, and exits 1.
+			if code != 1 || !strings.Contains(errOut, "not JSON") || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%s: status %d, stderr %q; want 1 and the error", args[0], code, errOut)
+			}
+			if args[1] == "--json" {
+				if !strings.Contains(out, `"kind": "unknown"`) {
+					t.Errorf("info --json: %s", out)
+				}
+				continue
+			}
+		case code != 0 || errOut != "":
 			t.Errorf("%s: status %d, stderr %q", args[0], code, errOut)
 		}
 		// ls prints the kind first, tree the name first.
