@@ -173,53 +173,6 @@ func shardCodecs(cfg Config, key, def string) ([]Codec, error) {
 	return cs, nil
 }
 
-// ParseCodecList builds the codecs of a v3 "codecs" list: each element is
-// a codec name or an object {"name", "configuration", "must_understand"}.
-// An unregistered codec marked "must_understand": false is left out, as
-// the v3 core specification allows; any other unregistered codec is an
-// *UnsupportedError.
-func ParseCodecList(raw json.RawMessage) ([]Codec, error) {
-	var list []json.RawMessage
-	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, fmt.Errorf("not a list of codecs: %w", err)
-	}
-	var out []Codec
-	for i, item := range list {
-		var name string
-		if json.Unmarshal(item, &name) == nil {
-			c, err := New(name, Config{})
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, c)
-			continue
-		}
-		var obj struct {
-			Name           string `json:"name"`
-			Configuration  Config `json:"configuration"`
-			MustUnderstand *bool  `json:"must_understand"`
-		}
-		if err := json.Unmarshal(item, &obj); err != nil || obj.Name == "" {
-			return nil, fmt.Errorf("codec %d is neither a name nor an object with a name", i)
-		}
-		if obj.MustUnderstand != nil && !*obj.MustUnderstand && !Registered(obj.Name) {
-			continue
-		}
-		if obj.Configuration == nil {
-			obj.Configuration = Config{}
-		}
-		c, err := New(obj.Name, obj.Configuration)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no codecs")
-	}
-	return out, nil
-}
-
 // Name implements Codec.
 func (*Sharding) Name() string { return shardingName }
 

@@ -22,47 +22,12 @@ func compact(raw json.RawMessage) string {
 	return s
 }
 
-// extension is a parsed v3 extension point value: a name, or an object
-// {"name", "configuration", "must_understand"}.
-type extension struct {
-	name           string
-	config         codec.Config
-	mustUnderstand bool
-}
-
-// parseExt parses the extension value raw of member what.
-func parseExt(what string, raw json.RawMessage) (extension, error) {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		if s == "" {
-			return extension{}, fmt.Errorf("%w: %s: empty name", ErrInvalidMetadata, what)
-		}
-		return extension{name: s, config: codec.Config{}, mustUnderstand: true}, nil
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		return extension{}, fmt.Errorf("%w: %s %s is neither a name nor an object", ErrInvalidMetadata, what, compact(raw))
-	}
-	e := extension{config: codec.Config{}, mustUnderstand: true}
-	if err := json.Unmarshal(obj["name"], &e.name); err != nil || e.name == "" {
-		return extension{}, fmt.Errorf("%w: %s %s has no name", ErrInvalidMetadata, what, compact(raw))
-	}
-	if c, ok := obj["configuration"]; ok && string(c) != "null" {
-		if err := json.Unmarshal(c, &e.config); err != nil || e.config == nil {
-			return extension{}, fmt.Errorf("%w: %s %q: configuration is not an object", ErrInvalidMetadata, what, e.name)
-		}
-	}
-	if m, ok := obj["must_understand"]; ok {
-		if err := json.Unmarshal(m, &e.mustUnderstand); err != nil {
-			return extension{}, fmt.Errorf("%w: %s %q: must_understand is not a boolean", ErrInvalidMetadata, what, e.name)
-		}
-	}
-	for k := range obj {
-		switch k {
-		case "name", "configuration", "must_understand":
-		default:
-			return extension{}, fmt.Errorf("%w: %s %q: unknown member %q", ErrInvalidMetadata, what, e.name, k)
-		}
+// parseExt parses the extension value raw of member what, strictly
+// (codec.ParseExtension); a malformed one is invalid metadata.
+func parseExt(what string, raw json.RawMessage) (codec.Extension, error) {
+	e, err := codec.ParseExtension(what, raw)
+	if err != nil {
+		return codec.Extension{}, fmt.Errorf("%w: %w", ErrInvalidMetadata, err)
 	}
 	return e, nil
 }
@@ -71,7 +36,7 @@ func parseExt(what string, raw json.RawMessage) (extension, error) {
 // and configuration.
 func parseExtension(what string, raw json.RawMessage) (string, codec.Config, error) {
 	e, err := parseExt(what, raw)
-	return e.name, e.config, err
+	return e.Name, e.Config, err
 }
 
 // typeName returns a data type for messages: the string itself, the name

@@ -116,10 +116,10 @@ func parseV3Array(n v3Node) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	if grid.name != "regular" {
-		return nil, codec.Unsupportedf("chunk grid %q", grid.name)
+	if grid.Name != "regular" {
+		return nil, codec.Unsupportedf("chunk grid %q", grid.Name)
 	}
-	chunks, err := parseDims("chunk_grid chunk_shape", grid.config["chunk_shape"], true)
+	chunks, err := parseDims("chunk_grid chunk_shape", grid.Config["chunk_shape"], true)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func parseV3Array(n v3Node) (*Array, error) {
 			if err != nil {
 				return nil, err
 			}
-			return nil, codec.Unsupportedf("storage transformer %q", e.name)
+			return nil, codec.Unsupportedf("storage transformer %q", e.Name)
 		}
 	}
 	var dimNames []string
@@ -160,15 +160,9 @@ func parseV3Array(n v3Node) (*Array, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: codecs is missing", ErrInvalidMetadata)
 	}
-	var codecList []json.RawMessage
-	if err := json.Unmarshal(codecsRaw, &codecList); err != nil || len(codecList) == 0 {
-		return nil, fmt.Errorf("%w: codecs %s must be a non-empty list", ErrInvalidMetadata, compact(codecsRaw))
-	}
-	exts := make([]extension, len(codecList))
-	for i, r := range codecList {
-		if exts[i], err = parseExt(fmt.Sprintf("codecs[%d]", i), r); err != nil {
-			return nil, err
-		}
+	exts, err := codec.ParseCodecs("codecs", codecsRaw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidMetadata, err)
 	}
 	fillRaw, ok := obj["fill_value"]
 	if !ok {
@@ -204,18 +198,11 @@ func parseV3Array(n v3Node) (*Array, error) {
 	}
 	a.setType(dt, fill, layout)
 	a.Err = a.buildPipeline(func() ([]codec.Codec, error) {
-		var cs []codec.Codec
-		for _, e := range exts {
-			c, err := codec.New(e.name, e.config)
-			if err != nil {
-				if errors.Is(err, ErrUnsupported) && !e.mustUnderstand {
-					continue
-				}
-				return nil, err
-			}
-			cs = append(cs, structCodec(c, dt))
+		cs, err := codec.NewCodecs(exts)
+		for i, c := range cs {
+			cs[i] = structCodec(c, dt)
 		}
-		return cs, nil
+		return cs, err
 	})
 	if errors.Is(a.Err, ErrInvalidMetadata) {
 		return nil, a.Err
@@ -233,13 +220,13 @@ func parseV3KeyEncoding(raw json.RawMessage) (chunkKeys, error) {
 	if err != nil {
 		return chunkKeys{}, err
 	}
-	switch e.name {
+	switch e.Name {
 	case "default":
-		sep, err := parseSeparator("chunk_key_encoding separator", e.config["separator"], "/")
+		sep, err := parseSeparator("chunk_key_encoding separator", e.Config["separator"], "/")
 		return chunkKeys{prefix: "c", sep: sep}, err
 	case "v2":
-		sep, err := parseSeparator("chunk_key_encoding separator", e.config["separator"], ".")
+		sep, err := parseSeparator("chunk_key_encoding separator", e.Config["separator"], ".")
 		return chunkKeys{sep: sep}, err
 	}
-	return chunkKeys{}, codec.Unsupportedf("chunk key encoding %q", e.name)
+	return chunkKeys{}, codec.Unsupportedf("chunk key encoding %q", e.Name)
 }
