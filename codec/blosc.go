@@ -143,7 +143,7 @@ func (c Blosc) Encode(data []byte) ([]byte, error) {
 }
 
 // Decode implements BytesToBytes. The header's decoded size is checked
-// against decodedSize (or MaxUnknownSize) before anything is allocated.
+// against decodedSize (or UnknownSizeCap) before anything is allocated.
 func (Blosc) Decode(data []byte, decodedSize int) ([]byte, error) {
 	n, err := blosc.DecodedSize(data)
 	if err != nil {

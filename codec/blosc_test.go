@@ -115,9 +115,9 @@ func TestBloscDecodeSizes(t *testing.T) {
 	if _, err := b.Decode(bad, len(raw)); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("version 3: %v, want ErrUnsupported", err)
 	}
-	// Headers claiming 2 GiB, or more than MaxUnknownSize, fail before
+	// Headers claiming 2 GiB, or more than UnknownSizeCap, fail before
 	// anything of that size is allocated.
-	for _, claim := range []uint32{1 << 31, MaxUnknownSize + 1} {
+	for _, claim := range []uint32{1 << 31, UnknownSizeCap + 1} {
 		huge := bytes.Clone(enc)
 		binary.LittleEndian.PutUint32(huge[4:], claim)
 		for _, size := range []int{len(raw), -1} {

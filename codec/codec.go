@@ -146,7 +146,7 @@ type BytesToBytes interface {
 	// matching ErrCorrupt. decodedSize is -1 when the size is not known in
 	// advance (after a variable-length array→bytes codec, or after a
 	// codec whose EncodedSize is -1); the output is then bounded by
-	// MaxUnknownSize.
+	// UnknownSizeCap.
 	Decode(data []byte, decodedSize int) ([]byte, error)
 }
 
@@ -178,10 +178,6 @@ func decodeNew(c DecoderInto, data []byte, decodedSize int) ([]byte, error) {
 type ArrayDecoderInto interface {
 	DecodeInto(dst, data []byte, decoded ArraySpec) error
 }
-
-// MaxUnknownSize bounds the output of a decode whose size is not known in
-// advance.
-const MaxUnknownSize = 1 << 30
 
 // Config is a codec's configuration: the members of a v3 "configuration"
 // object, or of a v2 numcodecs object without its "id".

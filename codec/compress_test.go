@@ -299,7 +299,7 @@ func fuzzBytesToBytes(f *testing.F, c BytesToBytes) {
 }
 
 // TestZstdHugeFrameUnknownSize: with no expected size, a frame that
-// declares more than MaxUnknownSize fails before anything is allocated.
+// declares more than UnknownSizeCap fails before anything is allocated.
 func TestZstdHugeFrameUnknownSize(t *testing.T) {
 	frame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0xe0} // magic; single segment, 8-byte content size
 	frame = binary.LittleEndian.AppendUint64(frame, 1<<40)

@@ -69,10 +69,7 @@ func decodedElements(codec string, data []byte, enc, dec NumpyType, decodedSize 
 		return 0, Corruptf(codec, "%d bytes are not whole elements of %s", len(data), enc)
 	}
 	n := len(data) / enc.Size
-	if n > MaxUnknownSize/dec.Size {
-		return 0, Corruptf(codec, "%d elements of %s are more than %d bytes", n, dec, MaxUnknownSize)
-	}
-	if err := checkSize(codec, n*dec.Size, decodedSize); err != nil {
+	if err := checkElems(codec, n, dec.Size, decodedSize); err != nil {
 		return 0, err
 	}
 	return n, nil
@@ -646,8 +643,8 @@ func (c Categorize) Decode(data []byte, decodedSize int) ([]byte, error) {
 		for i := range elems {
 			elems[i] = label(i)
 			size += 4 + len(elems[i])
-			if size > MaxUnknownSize {
-				return nil, Corruptf("categorize", "decodes to more than %d bytes", MaxUnknownSize)
+			if err := checkSize("categorize", size, -1); err != nil {
+				return nil, err
 			}
 		}
 		out := vlenAppend(make([]byte, 0, size), elems)
@@ -657,10 +654,7 @@ func (c Categorize) Decode(data []byte, decodedSize int) ([]byte, error) {
 		return out, nil
 	}
 	d := c.DType
-	if n > MaxUnknownSize/d.Size {
-		return nil, Corruptf("categorize", "decodes to more than %d bytes", MaxUnknownSize)
-	}
-	if err := checkSize("categorize", n*d.Size, decodedSize); err != nil {
+	if err := checkElems("categorize", n, d.Size, decodedSize); err != nil {
 		return nil, err
 	}
 	out := make([]byte, n*d.Size)

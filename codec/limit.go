@@ -5,9 +5,11 @@ import (
 	"io"
 )
 
-// UnknownSizeCap bounds the output of the streaming decoders (gzip, zlib,
-// bz2, lzma) and the size checks of the others (Blosc headers, filters)
-// when the decoded size is not known in advance: the chunks of
+// UnknownSizeCap is the one bound on what a decode may produce, or
+// allocate, when the decoded size is not known in advance: the output of
+// the streaming decoders (gzip, zlib, bz2, lzma), the size checks of the
+// others (Blosc and lz4 headers, xz indexes, LZMA dictionaries, filters),
+// a shard's index and its variable-length elements. That is the chunks of
 // variable-length arrays (vlen-utf8, vlen-bytes, json2, msgpack2), where
 // no header or shape can say how large a chunk is. Decoding such a chunk
 // allocates at most about twice this (readUnknown), so a decompression
@@ -114,4 +116,17 @@ func checkSize(name string, n, want int) error {
 		return Corruptf(name, "decodes to more than %d bytes", UnknownSizeCap)
 	}
 	return nil
+}
+
+// checkElems is checkSize for n elements of size bytes each, checked
+// before n*size can overflow.
+func checkElems(name string, n, size, want int) error {
+	limit := want
+	if want < 0 {
+		limit = UnknownSizeCap
+	}
+	if n > limit/size {
+		return checkSize(name, limit+1, want)
+	}
+	return checkSize(name, n*size, want)
 }

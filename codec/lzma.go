@@ -162,19 +162,19 @@ func (LZMA) Name() string { return "lzma" }
 // EncodedSize implements BytesToBytes.
 func (LZMA) EncodedSize(int) int { return -1 }
 
-// dictCap returns a dictionary capacity for n bytes of data: the filter's
-// size, but no more than the data needs.
 // lzmaMaxOutput bounds what n bytes of an LZMA stream can decode to, and
 // so the dictionary a stream of unknown decoded size can use (the decoder
 // allocates the whole dictionary up front: a 23-byte stream claiming a
-// 1 GiB dictionary would cost 1 GiB). The range coder spends at least
-// -log2(1-31/2048) ≈ 0.022 bits on a decision and a match of at most 273
-// bytes takes a dozen decisions or more, so no stream expands by much
-// more than 8000 times; 2^16 leaves a wide margin.
+// 1 GiB dictionary would cost 1 GiB), at most UnknownSizeCap. The range
+// coder spends at least -log2(1-31/2048) ≈ 0.022 bits on a decision and a
+// match of at most 273 bytes takes a dozen decisions or more, so no stream
+// expands by much more than 8000 times; 2^16 leaves a wide margin.
 func lzmaMaxOutput(n int) int {
-	return int(min(int64(MaxUnknownSize), int64(n)<<16+lzma.MinDictCap))
+	return int(min(int64(UnknownSizeCap), int64(n)<<16+lzma.MinDictCap))
 }
 
+// dictCap returns a dictionary capacity for n bytes of data: the filter's
+// size, but no more than the data needs.
 func (c LZMA) dictCap(n int) int {
 	return max(min(c.Filter.DictSize, n), lzma.MinDictCap)
 }

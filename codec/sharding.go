@@ -240,8 +240,8 @@ func (s *Sharding) newLayout(decoded ArraySpec) (*shardLayout, error) {
 			return nil, Unsupportedf("%s with more than %d inner chunks per shard", shardingName, math.MaxInt)
 		}
 	}
-	if rawIndex, ok := nd.Mul(l.numChunks, 16); !ok || rawIndex > MaxUnknownSize {
-		return nil, Unsupportedf("%s index of %d inner chunks (more than %d bytes)", shardingName, l.numChunks, MaxUnknownSize)
+	if rawIndex, ok := nd.Mul(l.numChunks, 16); !ok || rawIndex > UnknownSizeCap {
+		return nil, Unsupportedf("%s index of %d inner chunks (more than %d bytes)", shardingName, l.numChunks, UnknownSizeCap)
 	}
 	var err error
 	innerSpec := ArraySpec{Shape: slices.Clone(s.chunkShape), DataType: decoded.DataType, FillValue: decoded.FillValue}
@@ -547,13 +547,13 @@ func (s *Sharding) pieces(l *shardLayout, idx *shardIndex, start, shape []int, c
 }
 
 // shardJoinVlen returns elems in the vlen layout, refusing more than
-// MaxUnknownSize bytes (which also keeps every count and length in a
+// UnknownSizeCap bytes (which also keeps every count and length in a
 // uint32).
 func shardJoinVlen(elems [][]byte) ([]byte, error) {
 	total := 4
 	for _, e := range elems {
-		if len(e) > MaxUnknownSize-4-total {
-			return nil, Corruptf(shardingName, "variable-length elements of more than %d bytes", MaxUnknownSize)
+		if len(e) > UnknownSizeCap-4-total {
+			return nil, Corruptf(shardingName, "variable-length elements of more than %d bytes", UnknownSizeCap)
 		}
 		total += 4 + len(e)
 	}

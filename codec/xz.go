@@ -58,13 +58,17 @@ type xzBlock struct {
 // decode to decodedSize bytes (-1: unknown, as many as its index records,
 // within what len(data) bytes can hold).
 func xzDecode(data []byte, decodedSize int) ([]byte, error) {
-	checkID, blocks, err := xzParse(data)
+	limit := decodedSize
+	if limit < 0 {
+		limit = lzmaMaxOutput(len(data))
+	}
+	checkID, blocks, err := xzParse(data, limit)
 	if err != nil {
 		return nil, Corruptf("lzma", "xz: %v", err)
 	}
 	total := 0
 	for _, b := range blocks {
-		total += b.size // each at most MaxUnknownSize, and so their number
+		total += b.size // each at most limit, and so their number
 	}
 	switch {
 	case decodedSize >= 0 && total != decodedSize:
@@ -122,8 +126,9 @@ func (b xzBlock) decode(dst []byte, checkID byte) error {
 }
 
 // xzParse checks the structure of one xz stream (header, footer, index,
-// block headers) and returns its check ID and blocks.
-func xzParse(data []byte) (byte, []xzBlock, error) {
+// block headers), no block recording more than limit bytes, and returns its
+// check ID and blocks.
+func xzParse(data []byte, limit int) (byte, []xzBlock, error) {
 	end := len(data)
 	for end >= 4 && end%4 == 0 && bytes.Equal(data[end-4:end], []byte{0, 0, 0, 0}) {
 		end -= 4
@@ -165,8 +170,8 @@ func xzParse(data []byte) (byte, []xzBlock, error) {
 		if size, p, err = uvarint(p); err != nil {
 			return 0, nil, fmt.Errorf("index: %v", err)
 		}
-		if size > MaxUnknownSize {
-			return 0, nil, fmt.Errorf("block %d records %d bytes, more than %d", i, size, MaxUnknownSize)
+		if size > uint64(limit) {
+			return 0, nil, fmt.Errorf("block %d records %d bytes, more than %d", i, size, limit)
 		}
 		if unpadded > uint64(indexStart-pos) {
 			return 0, nil, fmt.Errorf("block %d does not fit before the index", i)
