@@ -3,8 +3,8 @@
 // `data.npy`, `data.txt`) and the human-readable info.txt, with the
 // extended attributes of each. It knows nothing of FUSE: the mount (package
 // fs) maps these files to inodes, and the command line (cat, info) writes
-// the same bytes, so the two cannot differ. The layout is DESIGN.md §1 and
-// docs/ARCHITECTURE.md.
+// the same bytes, so the two cannot differ. README.md shows the layout;
+// docs/ARCHITECTURE.md places the package among the others.
 package view
 
 import (

@@ -48,7 +48,7 @@ func formatName(f zarr.Format) string {
 }
 
 // ArrayXattrs returns the extended attributes of an array directory and of
-// its data files (DESIGN.md §1): shape and chunks as comma-separated
+// its data files (README.md, The layout): shape and chunks as comma-separated
 // lengths ("100,200"; empty for a 0-d array), dtype as the NumPy type
 // string of `data` (the v3 name for variable-length types, which have no
 // NumPy type), fill_value and codecs as compact JSON, dimension_names
