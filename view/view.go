@@ -84,7 +84,7 @@ func New(h *zarr.Hierarchy, cfg Config) *Views {
 func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 	var fs []File
 	for _, doc := range n.Documents {
-		fs = append(fs, &bytesFile{name: doc.Name, data: doc.Data})
+		fs = append(fs, &docFile{doc: doc})
 	}
 	if n.Kind == zarr.KindArray {
 		switch a := n.Array; {
@@ -155,8 +155,29 @@ func readBytes(data, p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// bytesFile is a file whose content is known when it is made: a metadata
-// document or info.txt.
+// docFile is a metadata document: the bytes the store holds, which for a
+// document known from consolidated metadata are fetched at the first stat
+// or read (zarr.Document.Bytes).
+type docFile struct{ doc zarr.Document }
+
+func (f *docFile) Name() string { return f.doc.Name }
+func (f *docFile) Size(ctx context.Context) (int64, error) {
+	b, err := f.doc.Bytes(ctx)
+	return int64(len(b)), err
+}
+func (f *docFile) Check(ctx context.Context) error {
+	_, err := f.doc.Bytes(ctx)
+	return err
+}
+func (f *docFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	b, err := f.doc.Bytes(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return readBytes(b, p, off)
+}
+
+// bytesFile is a file whose content is known when it is made: info.txt.
 type bytesFile struct {
 	name string
 	data []byte

@@ -264,6 +264,18 @@ func (h *Hierarchy) document(ctx context.Context, key string, indent string) (do
 	return b, mt, false, true, nil
 }
 
+// newDocument returns the document name of a node, stored under key, whose
+// bytes document returned: for a document read from consolidated
+// metadata, what the store holds under key is fetched at its first use
+// (Document.Bytes).
+func (h *Hierarchy) newDocument(name, key string, data []byte, fromConsolidated bool) Document {
+	d := Document{Name: name, Data: data}
+	if fromConsolidated {
+		d.stored = &storedDocument{st: h.st, key: key}
+	}
+	return d
+}
+
 // consolidatedNode reports whether consolidated metadata knows the node
 // whose document key is.
 func (h *Hierarchy) consolidatedNode(key string) bool {
@@ -343,7 +355,7 @@ func (h *Hierarchy) loadV3(ctx context.Context, p string) (*Node, error) {
 	if !found {
 		return nil, ErrNotExist
 	}
-	n := &Node{Path: p, Kind: KindUnknown, Format: FormatV3, Documents: []Document{{Name: v3Doc, Data: doc}}}
+	n := &Node{Path: p, Kind: KindUnknown, Format: FormatV3, Documents: []Document{h.newDocument(v3Doc, key, doc, fromCons)}}
 	if !fromCons {
 		h.setModTime(ctx, n, key, mt)
 	}
@@ -391,15 +403,16 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 		}
 		name, n.Kind = v2GroupDoc, KindGroup
 	}
-	n.Documents = append(n.Documents, Document{Name: name, Data: doc})
+	n.Documents = append(n.Documents, h.newDocument(name, store.Join(p, name), doc, fromCons))
 	if !fromCons {
 		h.setModTime(ctx, n, store.Join(p, name), mt)
 	}
-	attrs, _, _, hasAttrs, err := h.document(ctx, store.Join(p, v2AttrsDoc), "    ")
+	attrsKey := store.Join(p, v2AttrsDoc)
+	attrs, _, attrsFromCons, hasAttrs, err := h.document(ctx, attrsKey, "    ")
 	if err != nil {
 		n.Err = fmt.Errorf("%s: %w", v2AttrsDoc, err)
 	} else if hasAttrs {
-		n.Documents = append(n.Documents, Document{Name: v2AttrsDoc, Data: attrs})
+		n.Documents = append(n.Documents, h.newDocument(v2AttrsDoc, attrsKey, attrs, attrsFromCons))
 		if n.Attributes, err = parseAttributes(v2AttrsDoc, attrs); err != nil {
 			n.Err = err
 		}

@@ -422,3 +422,55 @@ func TestModTimeFromRead(t *testing.T) {
 		t.Errorf("%d Stat calls, want none", k)
 	}
 }
+
+// TestConsolidatedStoredDocuments: on a consolidated store the documents
+// are the bytes the store holds (GDAL writes compact documents and an
+// indented .zmetadata), fetched at their first use and never at load;
+// only a document the store does not hold is re-serialised.
+func TestConsolidatedStoredDocuments(t *testing.T) {
+	ctx := context.Background()
+	zarray := `{"zarr_format":2,"shape":[2],"chunks":[2],"dtype":"<f4","compressor":null,"filters":null,"fill_value":NaN,"order":"C"}`
+	zattrs := `{"_ARRAY_DIMENSIONS":["x"],"m":NaN}`
+	zmeta := "{\n  \"zarr_consolidated_format\":1,\n  \"metadata\":{\n    \".zgroup\":{\"zarr_format\":2},\n" +
+		"    \"a/.zarray\":" + zarray + ",\n    \"a/.zattrs\":" + zattrs + ",\n" +
+		"    \"only/.zgroup\":{\"zarr_format\":2}\n  }\n}"
+	mem := memStore(t, map[string]string{".zmetadata": zmeta, ".zgroup": `{"zarr_format":2}`, "a/.zarray": zarray, "a/.zattrs": zattrs})
+	st := &countingStore{Store: mem}
+	h, err := Open(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := h.Node(ctx, "a")
+	if err != nil || a.Err != nil {
+		t.Fatal(err, a.Err)
+	}
+	only, err := h.Node(ctx, "only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.gets.Store(0)
+	if _, err := h.Children(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.gets.Load(); n != 0 {
+		t.Errorf("loading the nodes read %d documents, want none", n)
+	}
+	for i, want := range []string{zarray, zattrs} {
+		if string(a.Documents[i].Data) == want {
+			t.Errorf("%s: Data is already the stored document", a.Documents[i].Name)
+		}
+		for range 2 {
+			b, err := a.Documents[i].Bytes(ctx)
+			if err != nil || string(b) != want {
+				t.Errorf("%s: %q, %v; want the stored %q", a.Documents[i].Name, b, err, want)
+			}
+		}
+	}
+	if n := st.gets.Load(); n != 2 {
+		t.Errorf("%d reads for two documents read twice, want 2", n)
+	}
+	// A document the store does not hold is shown re-serialised.
+	if b, err := only.Documents[0].Bytes(ctx); err != nil || string(b) != "{\n    \"zarr_format\": 2\n}" {
+		t.Errorf("only/.zgroup: %q, %v", b, err)
+	}
+}

@@ -10,8 +10,11 @@
 package zarr
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"sync"
 	"time"
 
 	"github.com/zarrfs/zarrfs/codec"
@@ -52,10 +55,55 @@ const (
 
 // Document is a metadata document as the mount shows it: the name it has in
 // the node's directory (".zarray", "zarr.json", "array.json" …) and its
-// bytes exactly as stored (or re-serialised from consolidated metadata).
+// bytes exactly as stored.
 type Document struct {
 	Name string
-	Data []byte
+	// Data is the document's bytes as read when the node loaded. For a
+	// document known from consolidated metadata it is the document
+	// re-serialised from there, and Bytes fetches the stored bytes.
+	Data   []byte
+	stored *storedDocument
+}
+
+// Bytes returns the document's bytes exactly as the store holds them. A
+// document known from consolidated metadata is fetched from the store
+// at the first call (the node's load reads none of them), and when the
+// store does not hold it (a store that cannot list, with only the
+// consolidated metadata) it is Data, re-serialised.
+func (d Document) Bytes(ctx context.Context) ([]byte, error) {
+	if d.stored == nil {
+		return d.Data, nil
+	}
+	return d.stored.get(ctx, d.Data)
+}
+
+// storedDocument fetches, once, the bytes the store holds under key.
+type storedDocument struct {
+	st  store.Store
+	key string
+
+	mu   sync.Mutex
+	data []byte // set once fetched
+}
+
+func (s *storedDocument) get(ctx context.Context, reserialised []byte) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.data != nil {
+		return s.data, nil
+	}
+	b, _, err := getDocument(ctx, s.st, s.key)
+	switch {
+	case errors.Is(err, store.ErrNotExist):
+		b = reserialised
+	case err != nil:
+		return nil, fmt.Errorf("%s: %s: %w", s.st, s.key, err)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	s.data = b
+	return b, nil
 }
 
 // Node is a group or an array of a hierarchy.
