@@ -120,7 +120,7 @@ func (a *Array) chunkKey(idx []int64) string {
 
 // chunkError wraps err with the store, the array and the chunk key.
 func (a *Array) chunkError(key string, err error) error {
-	return fmt.Errorf("%s: array %q: chunk %q: %w", a.st, "/"+a.path, key, err)
+	return fmt.Errorf("%s: array %q: chunk %q: %w", a.st, "/"+a.path, key, a.explainChunkError(err))
 }
 
 // allocGetter is implemented by stores that read a value into a buffer
