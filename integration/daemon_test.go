@@ -359,3 +359,55 @@ func TestDaemonCallerGone(t *testing.T) {
 		})
 	}
 }
+
+// TestMountInterruptedWhileOpening: SIGINT stops zarrfs while it waits
+// for a store that never answers, with no --store-timeout to end the wait:
+// the foreground mount exits, and an interrupted caller's daemon goes too.
+func TestMountInterruptedWhileOpening(t *testing.T) {
+	store, mnt := daemonMount(t)
+	url, srv := serveHTTP(t, store)
+	srv.SetFault(func(*nethttp.Request, int64) remotetest.Action { return remotetest.Action{Hang: true} })
+	requests := func() (n int) {
+		for _, c := range srv.Counts() {
+			n += c
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"mount", []string{"mount", "--store-timeout", "0", url, mnt}},
+		{"daemon", []string{url, mnt, "-o", "ro,store_timeout=0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out lockedBuffer
+			cmd := exec.Command(zarrfsBin, tc.args...)
+			cmd.Stdout, cmd.Stderr = &out, &out
+			before := requests()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(10 * time.Second); requests() == before; {
+				if time.Now().After(deadline) {
+					t.Fatalf("no request to the store within 10 s: %s", out.String())
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			start := time.Now()
+			cmd.Process.Signal(syscall.SIGINT)
+			err := cmd.Wait()
+			took := time.Since(start)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(out.String(), "interrupt") {
+				t.Errorf("status %v, output %q; want 1 and a line saying it was interrupted", err, out.String())
+			}
+			if took > 2*time.Second {
+				t.Errorf("exited %v after SIGINT", took)
+			}
+			t.Logf("exited %v after SIGINT: %s", took, strings.TrimSpace(out.String()))
+			waitNoDaemon(t, mnt, 3*time.Second)
+			checkNothingLeft(t, mnt)
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -144,8 +145,13 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 		mountpoint = abs
 	}
 	m.sf.logf = logger.Printf
-	o, err := openHierarchy(ctx, spec, m.sf, m.mf.options())
+	openCtx, e, opened := cancelOnSignal(ctx, e)
+	o, err := openHierarchy(openCtx, spec, m.sf, m.mf.options())
+	opened()
 	if err != nil {
+		if cause := context.Cause(openCtx); cause != nil {
+			return fmt.Errorf("%v while opening %s: stopped", cause, spec)
+		}
 		return err
 	}
 	defer o.close()
@@ -171,6 +177,34 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 	}
 	defer startProfile(logger)()
 	return serve(e, srv, mountpoint, m.mf.grace, logger, nil)
+}
+
+// cancelOnSignal returns a context that SIGINT or SIGTERM cancels until
+// opened is called, so that a store that does not answer (with no
+// --store-timeout) does not hold the command after it is told to stop, and
+// an env whose signals are e's: each signal also goes on to serve.
+func cancelOnSignal(ctx context.Context, e *env) (_ context.Context, _ *env, opened func()) {
+	if e.signals == nil {
+		return ctx, e, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	var opening atomic.Bool
+	opening.Store(true)
+	fwd := make(chan os.Signal, 2)
+	go func() {
+		for sig := range e.signals {
+			if opening.Load() {
+				cancel(fmt.Errorf("%v", sig))
+			}
+			select {
+			case fwd <- sig:
+			default:
+			}
+		}
+	}()
+	e2 := *e
+	e2.signals = fwd
+	return ctx, &e2, func() { opening.Store(false) }
 }
 
 // logger returns the logger of a mount and a function closing it: the
