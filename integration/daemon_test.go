@@ -411,3 +411,17 @@ func TestMountInterruptedWhileOpening(t *testing.T) {
 		})
 	}
 }
+
+// TestDaemonStaleMountpoint: a mount point left dead by a killed zarrfs is
+// refused before the daemon detaches, naming the command that clears it,
+// and the daemon does not stay.
+func TestDaemonStaleMountpoint(t *testing.T) {
+	store, mnt := daemonMount(t)
+	m := startMount(t, mnt, "mount", store, mnt)
+	m.signalAndWait(t, syscall.SIGKILL, 5*time.Second)
+	r := runZarrfs(t, store, mnt, "-o", "ro")
+	if !isCleanExit1(r) || strings.Count(string(r.stderr), "\n") != 1 || !strings.Contains(string(r.stderr), "fusermount3 -u "+mnt) {
+		t.Errorf("status %v, stderr %q; want 1 and one line naming fusermount3 -u", r.err, r.stderr)
+	}
+	waitNoDaemon(t, mnt, 2*time.Second)
+}
