@@ -14,8 +14,8 @@
 // do are all errors (*CorruptError).
 //
 // It exists beside klauspost/compress's flate, whose streaming decoder
-// (a sliding window behind an io.Reader) decodes a gzip chunk of floats at
-// about half this package's speed (figures in BENCH.md).
+// (a sliding window behind an io.Reader) is the slower of the two on
+// whole chunks of known size (the figures are in BENCH.md).
 // `go test -run NONE -bench Gzip -cpu 1 ./internal/inflate/` shows the gap;
 // `-bench VsNumcodecs ./codec/` sets it against zlib in C.
 package inflate

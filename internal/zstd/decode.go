@@ -5,8 +5,8 @@
 //
 // It exists beside klauspost/compress because that decoder copies
 // overlapping matches with offsets under 16 one byte at a time, which makes
-// it about a third slower than this one on the byte planes of Blosc's
-// shuffled floats (long runs of the same bytes; figures in BENCH.md).
+// it the slower of the two on the byte planes of Blosc's shuffled floats
+// (long runs of the same bytes; the figures are in BENCH.md).
 // `go test -run NONE -bench Decode -cpu 1 ./internal/zstd/` shows the gap,
 // kind of frame by kind, against klauspost and against numcodecs' C zstd.
 package zstd
