@@ -16,8 +16,10 @@
 //     the old or the new value, never a mixture.
 //
 // Listing, writing, metadata and closing are separate small interfaces
-// (Lister, Writer, Stater, io.Closer) discovered by type assertion, as in
-// io.Reader/io.WriterTo: a read-only HTTP store implements only Store.
+// (Lister, Writer, Stater, InfoGetter, io.Closer) discovered by type
+// assertion, as in io.Reader/io.WriterTo: a read-only HTTP store implements
+// only Store. A decorator (deadline, fault) implements them all (Full) and
+// Decorate gives it exactly those of the store it wraps.
 package store
 
 import (
