@@ -28,6 +28,12 @@ type Options struct {
 	// and decode at once; 0 means GOMAXPROCS. Remote stores want more
 	// than the cores: each fetch mostly waits on the network.
 	Concurrency int
+	// Remote says the store is far away (HTTP, S3), where each request
+	// costs a round trip: a node's metadata documents are then fetched at
+	// once rather than one after another, children load Concurrency at a
+	// time, and listing a group also loads its child groups' children in
+	// the background (a level ahead of a reader walking the tree).
+	Remote bool
 }
 
 // fetchWorkers returns how many chunks a read of a fetches at once.
@@ -54,9 +60,16 @@ type Hierarchy struct {
 	// draft is the layout of a v3 draft hierarchy (nil for other formats).
 	draft *draftLayout
 
+	// remote and workers: Options.Remote and how many nodes Children
+	// loads at once.
+	remote  bool
+	workers int
+
 	mu      sync.Mutex
 	nodes   map[string]*Node
 	loading map[string]*nodeLoad // loads under way, by path
+	names   map[string][]string  // child names of the groups listed, by path
+	ahead   map[string]bool      // groups whose children were loaded ahead (remote)
 }
 
 // WritableStore is a store that can also be changed.

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,6 +32,11 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 	h.cache.noReadAhead = opts.NoReadAhead
 	if opts.Concurrency > 0 {
 		h.cache.prefetch = make(chan struct{}, opts.Concurrency)
+	}
+	h.remote = opts.Remote
+	h.workers = 2 * runtime.GOMAXPROCS(0)
+	if opts.Remote {
+		h.workers = max(h.workers, opts.Concurrency)
 	}
 	get := func(key string) ([]byte, bool, error) {
 		b, _, err := getDocument(ctx, st, key)
@@ -373,10 +379,45 @@ func (h *Hierarchy) loadV3(ctx context.Context, p string) (*Node, error) {
 	return n, nil
 }
 
+// docResult is what Hierarchy.document returned for a key.
+type docResult struct {
+	doc             []byte
+	modTime         time.Time
+	fromCons, found bool
+	err             error
+}
+
+// documents returns a function with the results of h.document: for a
+// remote store, keys are all fetched at once first (one round trip instead
+// of one per document, for documents that may be missing); otherwise each
+// is read when asked for.
+func (h *Hierarchy) documents(ctx context.Context, indent string, keys ...string) func(key string) ([]byte, time.Time, bool, bool, error) {
+	var got map[string]*docResult
+	if h.remote && h.consolidated == nil {
+		got = make(map[string]*docResult, len(keys))
+		var wg sync.WaitGroup
+		for _, k := range keys {
+			r := &docResult{}
+			got[k] = r
+			wg.Go(func() { r.doc, r.modTime, r.fromCons, r.found, r.err = h.document(ctx, k, indent) })
+		}
+		wg.Wait()
+	}
+	return func(key string) ([]byte, time.Time, bool, bool, error) {
+		if r, ok := got[key]; ok {
+			return r.doc, r.modTime, r.fromCons, r.found, r.err
+		}
+		return h.document(ctx, key, indent)
+	}
+}
+
 func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 	n := &Node{Path: p, Format: FormatV2}
 	arrayKey := store.Join(p, v2ArrayDoc)
-	doc, mt, fromCons, found, err := h.document(ctx, arrayKey, "    ")
+	// Arrays outnumber groups: a group's .zgroup is asked for once its
+	// .zarray is found missing.
+	document := h.documents(ctx, "    ", arrayKey, store.Join(p, v2AttrsDoc))
+	doc, mt, fromCons, found, err := document(arrayKey)
 	if errors.Is(err, ErrInvalidMetadata) {
 		// A .zarray too large to read: an array, broken.
 		n.Kind, n.Err = KindArray, err
@@ -389,7 +430,7 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 	n.Kind = KindArray
 	if !found {
 		groupKey := store.Join(p, v2GroupDoc)
-		if doc, mt, fromCons, found, err = h.document(ctx, groupKey, "    "); err != nil {
+		if doc, mt, fromCons, found, err = document(groupKey); err != nil {
 			return nil, err
 		}
 		if !found {
@@ -408,7 +449,7 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 		h.setModTime(ctx, n, store.Join(p, name), mt)
 	}
 	attrsKey := store.Join(p, v2AttrsDoc)
-	attrs, _, attrsFromCons, hasAttrs, err := h.document(ctx, attrsKey, "    ")
+	attrs, _, attrsFromCons, hasAttrs, err := document(attrsKey)
 	if err != nil {
 		n.Err = fmt.Errorf("%s: %w", v2AttrsDoc, err)
 	} else if hasAttrs {
@@ -445,31 +486,62 @@ func (h *Hierarchy) Children(ctx context.Context, path string) ([]*Node, error) 
 	if parent.Kind == KindArray {
 		return nil, nil
 	}
-	names, err := h.childNames(ctx, parent.Path)
+	out, err := h.children(ctx, parent.Path)
+	if err != nil || !h.remote {
+		return out, err
+	}
+	// A reader walking the tree lists the child groups next: load their
+	// children now, in the background, a level ahead (each group once).
+	h.mu.Lock()
+	var ahead []string
+	for _, n := range out {
+		if n.Kind == KindGroup && !h.ahead[n.Path] {
+			if h.ahead == nil {
+				h.ahead = map[string]bool{}
+			}
+			h.ahead[n.Path] = true
+			ahead = append(ahead, n.Path)
+		}
+	}
+	h.mu.Unlock()
+	for _, p := range ahead {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readAheadTimeout)
+			defer cancel()
+			h.children(ctx, p) // errors show again when the group is listed
+		}()
+	}
+	return out, nil
+}
+
+// children returns the child nodes of the group at path p, sorted by name.
+func (h *Hierarchy) children(ctx context.Context, p string) ([]*Node, error) {
+	names, err := h.childNames(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("%s: node %q: listing children: %w", h.st, "/"+parent.Path, err)
+		return nil, fmt.Errorf("%s: node %q: listing children: %w", h.st, "/"+p, err)
 	}
 	nodes := make([]*Node, len(names))
-	// A few workers load them all: each grows its stack once, where a
+	// A few workers load them all (as many as the store may have requests
+	// in flight, for a remote one): each grows its stack once, where a
 	// goroutine per child grew one for every node it loaded.
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
-	for range min(len(names), 2*runtime.GOMAXPROCS(0)) {
+	for range min(len(names), h.workers) {
 		g.Go(func() error {
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(names) {
 					return nil
 				}
-				p := store.Join(parent.Path, names[i])
-				n, err := h.Node(gctx, p)
+				cp := store.Join(p, names[i])
+				n, err := h.Node(gctx, cp)
 				switch {
 				case errors.Is(err, ErrNotExist):
 					// A prefix holding chunks or other data, not a node.
 				case err != nil && gctx.Err() != nil:
 					return gctx.Err()
 				case err != nil:
-					nodes[i] = &Node{Path: p, Kind: KindUnknown, Format: h.format, Attributes: json.RawMessage("{}"), Err: err}
+					nodes[i] = &Node{Path: cp, Kind: KindUnknown, Format: h.format, Attributes: json.RawMessage("{}"), Err: err}
 				default:
 					nodes[i] = n
 				}
@@ -488,8 +560,30 @@ func (h *Hierarchy) Children(ctx context.Context, path string) ([]*Node, error) 
 	return out, nil
 }
 
-// childNames returns the sorted candidate child names of the group at p.
+// childNames returns the sorted candidate child names of the group at p,
+// listed once (the store does not change under a hierarchy).
 func (h *Hierarchy) childNames(ctx context.Context, p string) ([]string, error) {
+	h.mu.Lock()
+	names, ok := h.names[p]
+	h.mu.Unlock()
+	if ok {
+		return names, nil
+	}
+	names, err := h.listChildNames(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	if h.names == nil {
+		h.names = map[string][]string{}
+	}
+	h.names[p] = names
+	h.mu.Unlock()
+	return names, nil
+}
+
+// listChildNames lists the sorted candidate child names of the group at p.
+func (h *Hierarchy) listChildNames(ctx context.Context, p string) ([]string, error) {
 	if h.draft != nil {
 		return h.draftChildNames(ctx, p)
 	}

@@ -27,10 +27,13 @@ type opened struct {
 
 // openHierarchy opens the store STORE names and the hierarchy in it.
 func openHierarchy(ctx context.Context, spec string, sf *storeFlags, opts zarr.Options) (*opened, error) {
-	if sf != nil && opts.Concurrency == 0 && isRemote(spec) {
-		// Fetches from a remote store mostly wait: run as many as the
-		// store may have in flight, not one per core.
-		opts.Concurrency = sf.concurrency
+	if isRemote(spec) {
+		opts.Remote = true
+		if sf != nil && opts.Concurrency == 0 {
+			// Fetches from a remote store mostly wait: run as many as the
+			// store may have in flight, not one per core.
+			opts.Concurrency = sf.concurrency
+		}
 	}
 	st, err := openStore(ctx, spec, sf)
 	if err != nil {

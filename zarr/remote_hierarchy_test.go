@@ -1,0 +1,187 @@
+package zarr
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zarrfs/zarrfs/store"
+)
+
+// listingStore records the keys read and the directories listed.
+type listingStore struct {
+	store.Store
+	mu    sync.Mutex
+	gets  map[string]int
+	lists map[string]int
+	// gate, when set, is called before each read (under no lock).
+	gate func(key string)
+}
+
+func (s *listingStore) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	s.mu.Lock()
+	s.gets[key]++
+	gate := s.gate
+	s.mu.Unlock()
+	if gate != nil {
+		gate(key)
+	}
+	return s.Store.GetRange(ctx, key, r)
+}
+
+func (s *listingStore) Get(ctx context.Context, key string) ([]byte, error) {
+	return s.GetRange(ctx, key, store.All)
+}
+
+func (s *listingStore) ListDir(ctx context.Context, dir string) ([]string, []string, error) {
+	s.mu.Lock()
+	s.lists[dir]++
+	s.mu.Unlock()
+	return s.Store.(store.Lister).ListDir(ctx, dir)
+}
+
+func (s *listingStore) ListPrefix(ctx context.Context, prefix string) ([]string, error) {
+	return s.Store.(store.Lister).ListPrefix(ctx, prefix)
+}
+
+// counts returns and resets what was read and listed.
+func (s *listingStore) counts() (gets, lists map[string]int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	gets, lists = s.gets, s.lists
+	s.gets, s.lists = map[string]int{}, map[string]int{}
+	return gets, lists
+}
+
+// treeStore is a v2 hierarchy of groups g0..g{groups-1}, each with arrays
+// a0..a{arrays-1} (some with attributes).
+func treeStore(t *testing.T, groups, arrays int) *listingStore {
+	arr := `{"zarr_format": 2, "shape": [3], "chunks": [2], "dtype": "<i2", "compressor": null, "filters": null, "fill_value": 9, "order": "C"}`
+	m := map[string]string{".zgroup": `{"zarr_format": 2}`}
+	for g := range groups {
+		m[fmt.Sprintf("g%d/.zgroup", g)] = `{"zarr_format": 2}`
+		for a := range arrays {
+			m[fmt.Sprintf("g%d/a%d/.zarray", g, a)] = arr
+			m[fmt.Sprintf("g%d/a%d/0", g, a)] = "\x01\x00\x02\x00"
+			if a%2 == 0 {
+				m[fmt.Sprintf("g%d/a%d/.zattrs", g, a)] = `{"n": 1}`
+			}
+		}
+	}
+	return &listingStore{Store: memStore(t, m), gets: map[string]int{}, lists: map[string]int{}}
+}
+
+// walk returns every node below path as "path kind documents attributes".
+func walk(t *testing.T, h *Hierarchy, path string) []string {
+	t.Helper()
+	kids, err := h.Children(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, k := range kids {
+		var docs []string
+		for _, d := range k.Documents {
+			docs = append(docs, d.Name+"="+string(d.Data))
+		}
+		out = append(out, fmt.Sprintf("%s %v %s %s", k.Path, k.Kind, strings.Join(docs, ","), k.Attributes))
+		out = append(out, walk(t, h, k.Path)...)
+	}
+	return out
+}
+
+// A remote hierarchy shows the same nodes, documents and attributes as a
+// local one.
+func TestRemoteHierarchySameNodes(t *testing.T) {
+	ctx := context.Background()
+	st := treeStore(t, 3, 5)
+	local, err := Open(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote, err := Open(ctx, st, Options{Remote: true, Concurrency: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := walk(t, local, ""), walk(t, remote, "")
+	if len(a) != 3+3*5 || !slices.Equal(a, b) {
+		t.Errorf("local walk\n%s\nremote walk\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
+	}
+}
+
+// Listing a group of a remote hierarchy loads its child groups' children
+// in the background; listing those groups then asks the store nothing, and
+// each group is listed once.
+func TestRemoteHierarchyLoadsALevelAhead(t *testing.T) {
+	ctx := context.Background()
+	st := treeStore(t, 3, 4)
+	h, err := Open(ctx, st, Options{Remote: true, Concurrency: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Children(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	// Wait (polling, no timing asserted) for the level ahead to load.
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		h.mu.Lock()
+		n := len(h.nodes)
+		h.mu.Unlock()
+		if n == 1+3+3*4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d nodes loaded; want all %d, loaded ahead", n, 1+3+3*4)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, lists := st.counts()
+	for g := range 3 {
+		if lists[fmt.Sprintf("g%d", g)] != 1 {
+			t.Errorf("g%d listed %d times ahead; want once", g, lists[fmt.Sprintf("g%d", g)])
+		}
+	}
+	for g := range 3 {
+		kids, err := h.Children(ctx, fmt.Sprintf("g%d", g))
+		if err != nil || len(kids) != 4 {
+			t.Fatalf("g%d: %d children, %v", g, len(kids), err)
+		}
+	}
+	if gets, lists := st.counts(); len(gets)+len(lists) != 0 {
+		t.Errorf("listing groups loaded ahead read %v and listed %v; want nothing", slices.Sorted(maps.Keys(gets)), lists)
+	}
+}
+
+// A node of a remote v2 hierarchy reads .zarray and .zattrs at once: the
+// read of .zarray waits until that of .zattrs has started.
+func TestRemoteHierarchyReadsDocumentsAtOnce(t *testing.T) {
+	ctx := context.Background()
+	st := treeStore(t, 1, 1)
+	h, err := Open(ctx, st, Options{Remote: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrsStarted := make(chan struct{})
+	var once sync.Once
+	st.gate = func(key string) {
+		switch key {
+		case "g0/a0/.zattrs":
+			once.Do(func() { close(attrsStarted) })
+		case "g0/a0/.zarray":
+			select {
+			case <-attrsStarted:
+			case <-time.After(20 * time.Second):
+				t.Error(".zattrs was not asked for while .zarray was being read")
+			}
+		}
+	}
+	n, err := h.Node(ctx, "g0/a0")
+	if err != nil || n.Kind != KindArray || string(n.Attributes) != `{"n": 1}` {
+		t.Fatalf("g0/a0: %+v, %v", n, err)
+	}
+}
