@@ -3,7 +3,7 @@ GO       ?= go
 BIN      := bin/zarrfs
 PKGS     := ./...
 JSDIR    := integration/js
-DEBS     := fuse3 attr python3-zarr python3-numcodecs python3-numpy nodejs npm gcc
+DEBS     := fuse3 attr python3-zarr python3-numcodecs python3-numpy nodejs npm gcc bash-completion
 # fuzz-short: iterations per fuzz target (the same work on every machine);
 # fuzz: time per target. FUZZMINTIME bounds the minimisation of each new
 # input (go's default of 60s can stall a short run for a minute).

@@ -245,6 +245,8 @@ func TestDebPackage(t *testing.T) {
 			t.Errorf("after dpkg -i: %v", err)
 		}
 	}
+	// bash-completion finds the package's script by itself.
+	checkBashCompletion(t, "")
 	store, mnt := daemonMount(t)
 	if out, stderr, err := runTool("mount", "-t", "fuse.zarrfs", store, mnt, "-o", "ro"); err != nil {
 		t.Fatalf("mount -t fuse.zarrfs with the package installed: %v\n%s%s", err, out, stderr)
@@ -279,4 +281,74 @@ func dpkg(t *testing.T, args ...string) {
 		}
 		time.Sleep(2 * time.Second)
 	}
+}
+
+// bashCompletion is the file of bash-completion that defines the helpers
+// cobra's bash script uses, and loads scripts from their installed place.
+const bashCompletion = "/usr/share/bash-completion/bash_completion"
+
+// completeProgram completes the words of each of its lines with the
+// completion function bash registered for zarrfs, one line of candidates
+// per line, as bash does at a TAB after the last word.
+const completeProgram = `
+source ` + bashCompletion + `
+[ -n "$1" ] && source "$1"
+__load_completion zarrfs 2>/dev/null
+fn=$(complete -p zarrfs | sed -E 's/.*-F ([^ ]+).*/\1/')
+while IFS= read -r line; do
+	read -ra COMP_WORDS <<<"$line"
+	[ "${line: -1}" = " " ] && COMP_WORDS+=("")
+	COMP_LINE=$line COMP_POINT=${#line} COMP_CWORD=$((${#COMP_WORDS[@]} - 1)) COMPREPLY=()
+	"$fn" zarrfs "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}" 2>/dev/null
+	echo "${COMPREPLY[*]}"
+done
+`
+
+// checkBashCompletion completes command lines in bash with the script
+// (or, with script "", the one bash-completion loads from where it is
+// installed) and checks the candidates.
+func checkBashCompletion(t *testing.T, script string) {
+	t.Helper()
+	if _, err := os.Stat(bashCompletion); err != nil {
+		peertest.Missing(t, "bash-completion (Debian's bash-completion)")
+	}
+	cases := []struct{ line, want string }{
+		{"zarrfs mo", "mount"},
+		{"zarrfs mount --cache-s", "--cache-size"},
+		{"zarrfs mount --daem", "--daemon"},
+		{"zarrfs -o ro --fore", "--foreground"},
+		{"zarrfs completion ", "bash zsh fish"},
+		{"zarrfs ver", "version"},
+	}
+	var in strings.Builder
+	for _, c := range cases {
+		in.WriteString(c.line + "\n")
+	}
+	cmd := exec.Command("bash", "-c", completeProgram, "bash", script)
+	cmd.Stdin = strings.NewReader(in.String())
+	// The script runs zarrfs __complete: the binary under test first.
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(zarrfsBin)+":"+os.Getenv("PATH"))
+	if script == "" {
+		cmd.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bash: %v", err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	for i, c := range cases {
+		if i >= len(got) || got[i] != c.want {
+			t.Errorf("bash completes %q to %q; want %q", c.line, got[min(i, len(got)-1)], c.want)
+		}
+	}
+}
+
+// TestCompletionBash completes zarrfs command lines in bash with the
+// script zarrfs completion bash prints.
+func TestCompletionBash(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "zarrfs.bash")
+	if err := os.WriteFile(script, mustZarrfs(t, "completion", "bash"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkBashCompletion(t, script)
 }
