@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -329,6 +330,14 @@ func (a *Array) runs(e0, e1 int64, fn func(run) error) error {
 		e += n
 	}
 	return nil
+}
+
+// fetchWorkers returns how many chunks a read of a fetches at once.
+func (a *Array) fetchWorkers() int {
+	if a.cache != nil && cap(a.cache.prefetch) > 0 {
+		return cap(a.cache.prefetch)
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // batchBytes bounds the decoded chunks one step of a read holds at once.

@@ -19,6 +19,37 @@ import (
 	"github.com/zarrfs/zarrfs/store"
 )
 
+// Hierarchy is an opened Zarr hierarchy: the store, its root node and the
+// nodes loaded so far (metadata never changes under a reader, so each node
+// is loaded once). It is safe for concurrent use.
+type Hierarchy struct {
+	st     store.Store
+	format Format
+	cache  *chunkCache
+
+	// consolidated holds the documents of consolidated metadata by store
+	// key ("a/.zarray", or "a/zarr.json" for v3); nil when there is none.
+	consolidated map[string]json.RawMessage
+	// prefetched holds root documents read while detecting the format.
+	prefetched map[string][]byte
+	// draft is the layout of a v3 draft hierarchy (nil for other formats).
+	draft *draftLayout
+
+	// remote and workers: Options.Remote and how many nodes Children
+	// loads at once.
+	remote  bool
+	workers int
+
+	mu      sync.Mutex
+	nodes   map[string]*Node
+	loading map[string]*nodeLoad // loads under way, by path
+	names   map[string][]string  // child names of the groups listed, by path
+	ahead   map[string]bool      // groups whose children were loaded ahead (remote)
+}
+
+// Store returns the store the hierarchy reads.
+func (h *Hierarchy) Store() store.Store { return h.st }
+
 // Open opens the hierarchy stored in st, detecting its format at the root:
 // zarr.json is v3; .zmetadata, .zgroup or .zarray is v2; meta is v1. Consolidated
 // metadata at the root (v2 .zmetadata, v3 consolidated_metadata) is used
@@ -639,3 +670,32 @@ type notListable struct{ error }
 
 func (e notListable) Is(target error) bool { return target == ErrNotListable }
 func (e notListable) Unwrap() error        { return e.error }
+
+// Name returns the last segment of the node's path, "" for the root.
+func (n *Node) Name() string {
+	if i := strings.LastIndexByte(n.Path, '/'); i >= 0 {
+		return n.Path[i+1:]
+	}
+	return n.Path
+}
+
+// cleanPath turns a user path ("/a/b/", "a//b") into a node path ("a/b").
+func cleanPath(p string) (string, error) {
+	var segs []string
+	for s := range strings.SplitSeq(p, "/") {
+		switch s {
+		case "", ".":
+			continue
+		case "..":
+			return "", fmt.Errorf("node path %q: %w", p, errors.New(`".." segment`))
+		}
+		segs = append(segs, s)
+	}
+	q := strings.Join(segs, "/")
+	if q != "" {
+		if err := store.ValidateKey(q); err != nil {
+			return "", fmt.Errorf("node path %q: %w", p, err)
+		}
+	}
+	return q, nil
+}

@@ -41,6 +41,50 @@ func jsonValue(v any) any {
 	return v
 }
 
+// WritableStore is a store that can also be changed.
+type WritableStore interface {
+	store.Store
+	store.Writer
+}
+
+// GroupMeta describes a group to create.
+type GroupMeta struct {
+	Format     Format
+	Attributes map[string]any
+}
+
+// CodecSpec names a codec and its configuration.
+type CodecSpec struct {
+	Name          string
+	Configuration map[string]any
+}
+
+// ArrayMeta describes an array to create.
+type ArrayMeta struct {
+	Format     Format
+	Shape      []int64
+	ChunkShape []int64
+	// DataType is a v3 data type name ("float32") or, for FormatV2, a NumPy
+	// type string (">i2").
+	DataType  string
+	FillValue any
+	// Order is the v2 memory order of chunks, "C" (default) or "F".
+	Order string
+	// DimensionSeparator is the v2 chunk key separator, "." (default) or "/".
+	DimensionSeparator string
+	// ChunkKeyEncoding is the v3 chunk key encoding, "default" or "v2",
+	// with Separator ("/" by default for "default", "." for "v2").
+	ChunkKeyEncoding string
+	Separator        string
+	// Codecs is the v3 codec pipeline; nil means [bytes little-endian].
+	Codecs []CodecSpec
+	// Filters and Compressor are the v2 chain.
+	Filters        []CodecSpec
+	Compressor     *CodecSpec
+	DimensionNames []string
+	Attributes     map[string]any
+}
+
 // CreateGroup writes the metadata of a group at path (v2: .zgroup and
 // .zattrs when there are attributes; v3: zarr.json). Format 0 means v3.
 func CreateGroup(ctx context.Context, st WritableStore, path string, g GroupMeta) error {
