@@ -331,10 +331,10 @@ func mountFormCommand(e *env) *cobra.Command {
 		Short: "mount Zarr hierarchies read-only: every array becomes a file of decoded bytes",
 		Long: "zarrfs mounts Zarr hierarchies read-only: every array becomes a file of decoded bytes.\n\n" +
 			"zarrfs STORE MOUNTPOINT mounts STORE and returns once the mount answers, serving it as a\n" +
-			"daemon (-f: in the foreground) that logs to --log-file or syslog; this is the form\n" +
-			"`mount -t fuse.zarrfs STORE MOUNTPOINT -o ro,OPTIONS` and fstab lines such as\n" +
-			"  STORE  MOUNTPOINT  fuse.zarrfs  ro,cache_size=2GiB,_netdev,nofail  0  0\n" +
-			"run. umount, fusermount3 -u and SIGTERM end it.\n\n" +
+			"daemon (-f: in the foreground) that logs to --log-file or syslog. It is what\n" +
+			"`mount -t fuse.zarrfs STORE MOUNTPOINT -o ro,OPTIONS` and fstab lines run, such as\n\n" +
+			"    STORE  MOUNTPOINT  fuse.zarrfs  ro,cache_size=2GiB,_netdev,nofail  0  0\n\n" +
+			"umount, fusermount3 -u and SIGTERM end it.\n\n" +
 			"STORE is a directory, a .zip file, an http(s):// URL or s3://bucket/prefix; PATH a node such as sub/temp.",
 		Args: func(_ *cobra.Command, args []string) error {
 			switch len(args) {
