@@ -3,7 +3,8 @@ GO       ?= go
 BIN      := bin/zarrfs
 PKGS     := ./...
 JSDIR    := integration/js
-DEBS     := fuse3 attr python3-zarr python3-numcodecs python3-numpy nodejs npm gcc bash-completion
+DEBS     := fuse3 attr python3-zarr python3-numcodecs python3-numpy nodejs npm gcc bash-completion \
+            python3-pil python3-scipy pcmanfm xvfb imagemagick
 # fuzz-short: iterations per fuzz target (the same work on every machine);
 # fuzz: time per target. FUZZMINTIME bounds the minimisation of each new
 # input (go's default of 60s can stall a short run for a minute).
@@ -18,7 +19,7 @@ STRESS_DURATION ?= 60s
 FSX_OPS         ?= 300000
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps lint test race-integration demo bench bench-layouts bench-remote fuzz-short fuzz stress race clean docs install uninstall deb
+.PHONY: all build deps lint test race-integration demo screenshot bench bench-layouts bench-remote fuzz-short fuzz stress race clean docs install uninstall deb
 
 all: build
 
@@ -132,6 +133,13 @@ test: deps lint
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 10m $(RACE_PKGS)
 	@$(MAKE) --no-print-directory race-integration
 	@$(MAKE) --no-print-directory fuzz-short
+
+# screenshot remakes docs/file-manager.png, the README's picture: the
+# example hierarchy mounted and its folder image/ open in pcmanfm under
+# Xvfb, once its preview.png shows as a thumbnail (the test of that).
+screenshot: deps
+	ZARRFS_REQUIRE_PEERS=1 ZARRFS_SCREENSHOT=$(CURDIR)/docs/file-manager.png \
+		$(GO) test -count=1 -run '^TestFileManagerThumbnails$$' ./integration/
 
 # race-integration is the race-detector run of the integration tests'
 # concurrency tests that make test does (see above).
