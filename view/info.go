@@ -10,15 +10,16 @@ import (
 )
 
 // InfoText is the content of a node's info.txt, which `zarrfs info` prints
-// too: the engine's summary, ending in a newline, then for a group its
-// children (as listed; nil when the store cannot list), one line each:
-// name and kind, and for an array its shape, data type and codecs.
+// too: the engine's summary, ending in a newline, then for a group (or a
+// node too broken to tell its kind) its children as listed (nil when the
+// store cannot list), one line each: name and kind, and for an array its
+// shape, data type and codecs.
 func InfoText(n *zarr.Node, children []*zarr.Node) string {
 	text := n.Info().Text()
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	if n.Kind != zarr.KindGroup || len(children) == 0 {
+	if n.Kind == zarr.KindArray || len(children) == 0 {
 		return text
 	}
 	var b strings.Builder
