@@ -251,9 +251,13 @@ type previewFile struct {
 	v    *Views
 	node *zarr.Node
 
-	mu  sync.Mutex
-	p   *plan // the plan, once made
-	png []byte
+	planMu sync.Mutex
+	p      *plan // the plan, once made
+
+	// renderMu is held through a render, so that a file is rendered
+	// once; stat (Size) takes only planMu and never waits for it.
+	renderMu sync.Mutex
+	png      []byte
 }
 
 func (f *previewFile) Name() string { return "preview.png" }
@@ -262,12 +266,8 @@ func (f *previewFile) Name() string { return "preview.png" }
 // of an OME-Zarr pyramid, the level chooseLevel picks (loading the other
 // levels' metadata, not their chunks).
 func (f *previewFile) plan(ctx context.Context) (*plan, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.planLocked(ctx)
-}
-
-func (f *previewFile) planLocked(ctx context.Context) (*plan, error) {
+	f.planMu.Lock()
+	defer f.planMu.Unlock()
 	if f.p != nil {
 		return f.p, nil
 	}
@@ -327,10 +327,10 @@ func (f *previewFile) Check(ctx context.Context) error {
 // ReadAt renders the preview on the first read (one render per core at a
 // time) and reads the PNG.
 func (f *previewFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	f.renderMu.Lock()
+	defer f.renderMu.Unlock()
 	if f.png == nil {
-		pl, err := f.planLocked(ctx)
+		pl, err := f.plan(ctx)
 		if err != nil {
 			return 0, err
 		}

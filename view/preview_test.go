@@ -465,3 +465,50 @@ func FuzzMultiscales(f *testing.F) {
 		}
 	})
 }
+
+// blockingStore holds every read of a chunk until release is closed.
+type blockingStore struct {
+	store.Store
+	started chan struct{} // receives once per chunk read begun
+	release chan struct{}
+}
+
+func (s *blockingStore) wait(key string) {
+	if strings.Contains(key, "/c/") {
+		s.started <- struct{}{}
+		<-s.release
+	}
+}
+
+func (s *blockingStore) Get(ctx context.Context, key string) ([]byte, error) {
+	s.wait(key)
+	return s.Store.Get(ctx, key)
+}
+
+func (s *blockingStore) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	s.wait(key)
+	return s.Store.GetRange(ctx, key, r)
+}
+
+// TestPreviewStatDuringRender: stat (Size) answers while the preview is
+// being rendered, without waiting for the chunks.
+func TestPreviewStatDuringRender(t *testing.T) {
+	mem := newStore(t)
+	writeArray(t, mem, "a", zarr.ArrayMeta{Shape: []int64{4, 4}, ChunkShape: []int64{4, 4}, DataType: "int16", FillValue: 0}, make([]byte, 32))
+	st := &blockingStore{Store: mem, started: make(chan struct{}, 16), release: make(chan struct{})}
+	f := previewOf(t, st, "a", on)
+	ctx := context.Background()
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.ReadAt(ctx, make([]byte, 8), 0)
+		done <- err
+	}()
+	<-st.started // the render is reading its chunk
+	if size, err := f.Size(ctx); err != nil || size != pngSize(4, 4, 256, true) {
+		t.Errorf("Size during the render: %d, %v", size, err)
+	}
+	close(st.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
