@@ -110,6 +110,7 @@ func (c JSON2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 			return nil, Corruptf(c.ID, "shape %v, want %d elements", shape, n)
 		}
 	}
+	object := decoded.DataType.Name == ObjectType
 	elems := make([]string, 0, n)
 	var walk func(list []json.RawMessage, depth int) error
 	walk = func(list []json.RawMessage, depth int) error {
@@ -127,9 +128,17 @@ func (c JSON2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 				}
 				continue
 			}
+			if object {
+				b, err := objectJSON(raw)
+				if err != nil {
+					return Corruptf(c.ID, "%v", err)
+				}
+				elems = append(elems, string(b))
+				continue
+			}
 			var s string
 			if len(raw) == 0 || raw[0] != '"' {
-				return Unsupportedf("%s element %.20s that is not a string", c.ID, raw)
+				return Unsupportedf("%s element %.20s that is not a string in an array of %s", c.ID, raw, decoded.DataType.Name)
 			}
 			if err := json.Unmarshal(raw, &s); err != nil {
 				return Corruptf(c.ID, "%v", err)
@@ -146,6 +155,9 @@ func (c JSON2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 
 // Encode implements ArrayToBytes.
 func (c JSON2) Encode(chunk []byte, decoded ArraySpec) ([]byte, error) {
+	if decoded.DataType.Name == ObjectType {
+		return nil, Unsupportedf("%s encoding of object arrays", c.ID)
+	}
 	if !decoded.DataType.Variable() {
 		return nil, Unsupportedf("%s codec for fixed-size data type %s", c.ID, decoded.DataType.Name)
 	}

@@ -13,8 +13,11 @@ func init() {
 // MsgPack2 is numcodecs' MsgPack codec ("msgpack2") for object arrays of
 // strings or byte strings, as an array→bytes codec: a MessagePack array of
 // the elements (nested lists for more than one dimension), the NumPy type
-// string "|O" and the shape. Other element types (numbers, nil, maps) are
-// unsupported. Encoding writes what msgpack-python's packb writes.
+// string "|O" and the shape. An array of ObjectType reads any elements but
+// binary strings (each as JSON: numbers, nil as null, lists, maps with
+// string keys); in an array of strings or bytes, other elements are
+// unsupported. Encoding (strings and bytes) writes what msgpack-python's
+// packb writes.
 type MsgPack2 struct {
 	UseBinType bool // use_bin_type: byte strings as bin, str8 headers
 }
@@ -35,7 +38,7 @@ func (MsgPack2) EncodedSize(ArraySpec) int { return -1 }
 
 // mpValue is a parsed MessagePack value of the kinds this codec reads.
 type mpValue struct {
-	kind  byte // 's' str, 'b' bin, 'a' array, 'i' unsigned integer
+	kind  byte // 's' str, 'b' bin, 'a' array, 'i' unsigned integer, 'j' any other (bytes: its JSON)
 	bytes []byte
 	items []mpValue
 	n     uint64
@@ -83,7 +86,7 @@ func mpParse(p []byte, depth int) (mpValue, []byte, error) {
 		kind = 'a'
 		n, p, err = uint(2 << (b - 0xdc))
 	default:
-		return mpValue{}, nil, Unsupportedf("msgpack2 value of type %#02x (only strings)", b)
+		return mpOther(b, p, depth)
 	}
 	if err != nil {
 		return mpValue{}, nil, err
@@ -161,11 +164,18 @@ func (c MsgPack2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 				}
 				continue
 			}
-			if v.kind != 's' && v.kind != 'b' {
-				return Unsupportedf("msgpack2 element that is not a string")
+			elem := v.bytes
+			switch {
+			case decoded.DataType.Name == ObjectType:
+				var err error
+				if elem, err = mpJSON(v); err != nil {
+					return err
+				}
+			case v.kind != 's' && v.kind != 'b':
+				return Unsupportedf("msgpack2 element that is not a string in an array of %s", decoded.DataType.Name)
 			}
-			out = binary.LittleEndian.AppendUint32(out, uint32(len(v.bytes)))
-			out = append(out, v.bytes...)
+			out = binary.LittleEndian.AppendUint32(out, uint32(len(elem)))
+			out = append(out, elem...)
 		}
 		return nil
 	}
@@ -178,6 +188,9 @@ func (c MsgPack2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 // Encode implements ArrayToBytes. Elements of a "bytes" array are written
 // as bin (with use_bin_type), others as str.
 func (c MsgPack2) Encode(chunk []byte, decoded ArraySpec) ([]byte, error) {
+	if decoded.DataType.Name == ObjectType {
+		return nil, Unsupportedf("msgpack2 encoding of object arrays")
+	}
 	if !decoded.DataType.Variable() {
 		return nil, Unsupportedf("msgpack2 codec for fixed-size data type %s", decoded.DataType.Name)
 	}

@@ -29,7 +29,6 @@ var corpusUnsupported = map[string]string{
 	"zarrs/v3_zarr_python/array_zfpy.zarr//":     "zfpy codec",
 	"zarrs/v3/array_optional.zarr//array":        "optional data type and codec (zarrs extension)",
 	"zarrs/v3/array_optional_nested.zarr//array": "optional data type and codec (zarrs extension)",
-	"zarrita.js/v2//1d.contiguous.json2.O":       "json2 object codec",
 }
 
 // corpusKnownBugs lists arrays zarrfs reads wrongly today, with the

@@ -3,6 +3,7 @@ package view
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -70,10 +71,17 @@ const textFlushSize = 64 << 10
 
 // WriteText writes what data.txt shows for the variable-length array a to
 // w: every element in C order, one per line, escaped as appendLine does.
+// In an object array (zarr.ObjectType: json2, msgpack2) a string is shown
+// so too, and any other element as its JSON text (objectLine).
 func WriteText(ctx context.Context, w io.Writer, a *zarr.Array) error {
 	buf := make([]byte, 0, textFlushSize)
+	object := a.DataType.Name == zarr.ObjectType
 	err := a.Elements(ctx, func(elem []byte) error {
-		buf = appendLine(buf, elem)
+		if object {
+			buf = objectLine(buf, elem)
+		} else {
+			buf = appendLine(buf, elem)
+		}
 		if len(buf) < textFlushSize {
 			return nil
 		}
@@ -88,6 +96,18 @@ func WriteText(ctx context.Context, w io.Writer, a *zarr.Array) error {
 		return fmt.Errorf("write text: %w", err)
 	}
 	return nil
+}
+
+// objectLine appends an element of an object array, its JSON text, to dst
+// as a line of data.txt: a string as appendLine writes it, anything else
+// (a number, null, a list, an object) as the JSON itself, which has no
+// newline.
+func objectLine(dst, elem []byte) []byte {
+	var s string
+	if len(elem) > 0 && elem[0] == '"' && json.Unmarshal(elem, &s) == nil {
+		return appendLine(dst, []byte(s))
+	}
+	return append(append(dst, elem...), '\n')
 }
 
 // appendLine appends one element of a variable-length array to dst as a

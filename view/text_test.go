@@ -88,3 +88,22 @@ func FuzzAppendLine(f *testing.F) {
 		}
 	})
 }
+
+// TestObjectLine: an object array's element (its JSON text) shows as a
+// string does when it is one, and as its JSON otherwise.
+func TestObjectLine(t *testing.T) {
+	for elem, want := range map[string]string{
+		`"abc"`:             "abc\n",
+		`"a\nb\\c\u00e9"`:   "a\\nb\\\\cé\n",
+		`1`:                 "1\n",
+		`null`:              "null\n",
+		`[1,"x\n"]`:         `[1,"x\n"]` + "\n",
+		`{"k":"v","n":NaN}`: `{"k":"v","n":NaN}` + "\n",
+		`"bad \ud800 half"`: "bad \ufffd half\n",
+		`"unterminated`:     `"unterminated` + "\n",
+	} {
+		if got := string(objectLine(nil, []byte(elem))); got != want {
+			t.Errorf("objectLine(%s) = %q, want %q", elem, got, want)
+		}
+	}
+}

@@ -24,7 +24,7 @@ type dtype struct {
 }
 
 // Variable reports whether elements have no fixed size.
-func (t dtype) Variable() bool { return t.kind == 's' || t.kind == 'y' }
+func (t dtype) Variable() bool { return t.kind == 's' || t.kind == 'y' || t.kind == 'o' }
 
 // codecType returns the codec package's view of t.
 func (t dtype) codecType() codec.DataType {
@@ -177,6 +177,9 @@ func vlenType(codecID string) (dtype, bool) {
 		return dtype{DataType: DataType{Name: "string"}, kind: 's', spelling: "|O"}, true
 	case "vlen-bytes":
 		return dtype{DataType: DataType{Name: "bytes"}, kind: 'y', spelling: "|O"}, true
+	case "json2", "json", "msgpack2":
+		// Any Python objects: each element as its JSON text.
+		return dtype{DataType: DataType{Name: codec.ObjectType}, kind: 'o', spelling: "|O"}, true
 	}
 	return dtype{}, false
 }

@@ -27,6 +27,18 @@ func parseFillValue(t dtype, raw json.RawMessage, format Format) ([]byte, error)
 
 func fillValue(t dtype, raw json.RawMessage, format Format) ([]byte, error) {
 	raw = bytes.TrimSpace(raw)
+	if t.kind == 'o' {
+		// An object array's missing elements are the fill value itself
+		// (zarr-python 2 fills them with the Python object): its JSON.
+		if len(raw) == 0 {
+			return []byte("null"), nil
+		}
+		var b bytes.Buffer
+		if err := json.Compact(&b, raw); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	}
 	if len(raw) == 0 || string(raw) == "null" {
 		return make([]byte, t.Size), nil
 	}

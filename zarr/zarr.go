@@ -31,6 +31,10 @@ var (
 	ErrInvalidMetadata = errors.New("invalid metadata")
 )
 
+// ObjectType is the DataType.Name of object arrays read through numcodecs'
+// json2 or msgpack2: variable-length elements, each one compact JSON value.
+const ObjectType = codec.ObjectType
+
 // Format is the Zarr format a node is stored in.
 type Format int
 
