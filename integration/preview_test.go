@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/zarrfs/zarrfs/internal/peertest"
@@ -30,10 +32,11 @@ func needPIL(t *testing.T) {
 
 // TestMountPreviews: zarr-python writes arrays of every numeric type, of
 // rank 1 to 5, with NaN and ±Inf, constant, of one element, larger than 512
-// pixels, and an OME-Zarr pyramid. Through a mount, in a subprocess, each
-// preview.png is as long as stat says, PIL opens it, and its pixels follow
-// the elements (previews.py check). `zarrfs preview` writes the same bytes;
-// with a budget under level 0 of the pyramid, level 0 still has its
+// pixels, an OME-Zarr pyramid and an array with a corrupt chunk. Through a
+// mount, in a subprocess, each preview.png is as long as stat says, PIL
+// opens it, and its pixels follow the elements (previews.py check); the
+// corrupt chunk fails the read with EIO. `zarrfs preview` writes the same
+// bytes; with a budget under level 0 of the pyramid, level 0 still has its
 // preview, and an array over the budget outside a pyramid has none;
 // --previews=false shows none.
 func TestMountPreviews(t *testing.T) {
@@ -74,6 +77,16 @@ func TestMountPreviews(t *testing.T) {
 	}
 	for _, path := range []string{"types/c8", "ranks/i2_5d", "special/nan_inf", "big/long", "pyramid/0"} {
 		sameBytes(t, "zarrfs preview "+path, mustZarrfs(t, "preview", store, path), read(m.dir, path))
+	}
+
+	// A corrupt chunk under the plane: EIO on the preview's read, as on
+	// data's; its size is still known.
+	corrupt := filepath.Join(m.dir, "corrupt", "preview.png")
+	if fi, err := os.Stat(corrupt); err != nil || fi.Size() == 0 {
+		t.Errorf("stat corrupt/preview.png: %v", err)
+	}
+	if _, err := os.ReadFile(corrupt); !errors.Is(err, syscall.EIO) {
+		t.Errorf("reading corrupt/preview.png: %v, want EIO", err)
 	}
 
 	small := mountStore(t, store, "--preview-budget", "2MiB")

@@ -17,6 +17,7 @@ import json
 import os
 import sys
 
+import numcodecs
 import numpy as np
 import zarr
 
@@ -88,6 +89,10 @@ def write(store):
         level = base[:: 2 ** k, :: 2 ** k]
         img.create_dataset(str(k), data=level, chunks=(256, 256), dtype="<u2")
     root.create_dataset("over_budget", data=base, chunks=(256, 256), dtype="<u2")
+    # A zlib array whose chunk (0, 1) is not zlib: its preview's read fails.
+    root.create_dataset("corrupt", data=smooth((20, 20), "<f4"), chunks=(10, 10), compressor=numcodecs.Zlib())
+    with open(os.path.join(store, "corrupt", "0.1"), "wb") as f:
+        f.write(b"not zlib")
 
 
 def sample(n, k):
