@@ -92,9 +92,10 @@ func TestWalkPlus(t *testing.T) {
 	}
 	raw, _ := newRawFS(h, root, Config{}, log.New(io.Discard, "", 0))
 	entries, requests := walkPlus(t, raw, fuse.FUSE_ROOT_ID, make([]byte, 32<<10))
-	// root: .zgroup, info.txt, 3 groups; a group: .zgroup, info.txt, 5
-	// arrays; an array: .zarray, data, data.npy, info.txt.
-	if want := 5 + 3*(7+5*4); entries != want {
+	// root: .zgroup, info.txt, 3 groups; a group: .zgroup, info.txt,
+	// dataset.nc, 5 arrays; an array: .zarray, data, data.npy, data.hdr,
+	// data.nhdr, info.txt.
+	if want := 5 + 3*(8+5*6); entries != want {
 		t.Errorf("%d entries, want %d", entries, want)
 	}
 	if want := 2 * (1 + 3 + 3*5); requests != want {

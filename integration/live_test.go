@@ -100,7 +100,7 @@ func testLive(t *testing.T, store string, change func()) {
 
 	sameBytes(t, "live a/data after the change", run(t, "cat", filepath.Join(live.dir, "a", "data")), after)
 	sameBytes(t, "live c/data", run(t, "cat", filepath.Join(live.dir, "c", "data")), []byte{0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0})
-	if got := lsNames(t, live.dir); !slices.Equal(got, []string{".zgroup", "a", "c", "info.txt"}) {
+	if got := lsNames(t, live.dir); !slices.Equal(got, []string{".zgroup", "a", "c", "dataset.nc", "info.txt"}) {
 		t.Errorf("live root lists %q after b was deleted and c created", got)
 	}
 	if _, err := os.Stat(filepath.Join(live.dir, "b")); !errors.Is(err, fs.ErrNotExist) {
@@ -114,7 +114,7 @@ func testLive(t *testing.T, store string, change func()) {
 	if fi, err := os.Stat(filepath.Join(fixed.dir, "a", "data")); err != nil || fi.Size() != 100*4 {
 		t.Errorf("a/data on the mount without --live: %v, %v, want the 400 bytes it showed", fi, err)
 	}
-	if got := lsNames(t, fixed.dir); !slices.Equal(got, []string{".zgroup", "a", "b", "info.txt"}) {
+	if got := lsNames(t, fixed.dir); !slices.Equal(got, []string{".zgroup", "a", "b", "dataset.nc", "info.txt"}) {
 		t.Errorf("the mount without --live lists %q, want what it listed before", got)
 	}
 	if strings.Contains(live.stderr.String(), "--live") {

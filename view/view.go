@@ -1,7 +1,9 @@
 // Package view makes the files a Zarr node's directory shows besides its
 // child nodes: its metadata documents, an array's decoded contents (`data`,
-// `data.npy`, `data.txt`) and the human-readable info.txt, with the
-// extended attributes of each. It knows nothing of FUSE: the mount (package
+// `data.npy`, `data.txt`), the headers that open `data` in the tools of
+// other fields (data.hdr, data.nhdr), a group's arrays as one NetCDF file
+// (dataset.nc) and the human-readable info.txt, with the extended
+// attributes of each. It knows nothing of FUSE: the mount (package
 // fs) maps these files to inodes, and the command line (cat, info) writes
 // the same bytes, so the two cannot differ. README.md shows the layout;
 // docs/ARCHITECTURE.md places the package among the others.
@@ -78,9 +80,10 @@ func New(h *zarr.Hierarchy, cfg Config) *Views {
 
 // Files returns the files of node n's directory other than its child
 // nodes, in the order a listing shows them: the metadata documents, then
-// for an array its data views, then info.txt. children are a group's
-// child nodes, as listed (nil for an array, or when the store cannot
-// list). Making the files reads nothing from the store.
+// for an array its data views and the ENVI and NRRD headers of data, for a
+// group with arrays of NetCDF types dataset.nc, then info.txt. children
+// are a group's child nodes, as listed (nil for an array, or when the
+// store cannot list). Making the files reads nothing from the store.
 func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 	var fs []File
 	for _, doc := range n.Documents {
@@ -95,10 +98,19 @@ func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 		default:
 			fs = append(fs, &dataFile{name: "data", node: n},
 				&dataFile{name: "data.npy", node: n, header: NpyHeader(a.DataType.NumPy, a.Shape)})
+			fs = append(fs, headerFiles(v.h, n)...)
 		}
 	}
 	fs = append(fs, v.previews(n)...)
-	return append(fs, &bytesFile{name: "info.txt", data: []byte(InfoText(n, children))})
+	info := InfoText(n, children)
+	if n.Kind == zarr.KindGroup {
+		vars, left := netcdfVariables(children)
+		if len(vars) > 0 {
+			fs = append(fs, &netcdfFile{node: n, vars: vars})
+		}
+		info += netcdfInfo(left)
+	}
+	return append(fs, &bytesFile{name: "info.txt", data: []byte(info)})
 }
 
 // Find returns the file of files named name, or nil.

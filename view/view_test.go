@@ -49,8 +49,8 @@ func fileNames(files []File) string {
 
 func TestFiles(t *testing.T) {
 	for _, c := range []struct{ path, want string }{
-		{"", "zarr.json info.txt"},
-		{"image", "zarr.json data data.npy info.txt"},
+		{"", "zarr.json dataset.nc info.txt"},
+		{"image", "zarr.json data data.npy data.hdr data.nhdr info.txt"},
 		{"stations", "zarr.json data.txt info.txt"},
 	} {
 		if _, files := exampleNode(t, c.path); fileNames(files) != c.want {

@@ -10,6 +10,7 @@
 //	zarrfs info STORE PATH [--json]
 //	zarrfs cat STORE PATH
 //	zarrfs preview STORE PATH
+//	zarrfs export --format nc|hdr|nhdr|npy STORE PATH
 //	zarrfs example DIR
 //	zarrfs demo [MOUNTPOINT]
 //	zarrfs version | --version
@@ -66,6 +67,7 @@ var commands = []command{
 	infoCommand,
 	catCommand,
 	previewCommand,
+	exportCommand,
 	exampleCommand,
 	demoCommand,
 	versionCommand,

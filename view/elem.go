@@ -1,0 +1,83 @@
+package view
+
+import (
+	"encoding/binary"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// elemType is an element type of `data` as the foreign-format views need
+// it: the NumPy kind character (b i u f c S U V M m), the size in bytes and,
+// for datetimes, the unit.
+type elemType struct {
+	kind byte
+	size int
+	unit string
+}
+
+// parseNumPy reads a logical NumPy type string ("<f4", "|u1", "|S7",
+// "<M8[ns]"); ok is false for anything else (structured types, "").
+func parseNumPy(s string) (t elemType, ok bool) {
+	if len(s) < 3 || strings.IndexByte("<>|", s[0]) < 0 {
+		return t, false
+	}
+	t.kind = s[1]
+	rest := s[2:]
+	if i := strings.IndexByte(rest, '['); i >= 0 && strings.HasSuffix(rest, "]") {
+		t.unit = rest[i+1 : len(rest)-1]
+		rest = rest[:i]
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n <= 0 {
+		return t, false
+	}
+	t.size = n
+	return t, true
+}
+
+// numeric reports whether the elements are numbers (bool, integers and
+// floats; not complex).
+func (t elemType) numeric() bool {
+	return t.kind == 'b' || t.kind == 'i' || t.kind == 'u' || t.kind == 'f'
+}
+
+// value returns the number in b, one little-endian element of a numeric
+// type, as a float64, and its exact decimal spelling (integers in full,
+// floats as the shortest that reads back at their precision).
+func (t elemType) value(b []byte) (float64, string) {
+	switch {
+	case t.kind == 'b' || t.kind == 'u' && t.size == 1:
+		return float64(b[0]), strconv.Itoa(int(b[0]))
+	case t.kind == 'i' && t.size == 1:
+		return float64(int8(b[0])), strconv.Itoa(int(int8(b[0])))
+	case t.kind == 'i' && t.size == 2:
+		v := int16(binary.LittleEndian.Uint16(b))
+		return float64(v), strconv.Itoa(int(v))
+	case t.kind == 'u' && t.size == 2:
+		v := binary.LittleEndian.Uint16(b)
+		return float64(v), strconv.Itoa(int(v))
+	case t.kind == 'i' && t.size == 4:
+		v := int32(binary.LittleEndian.Uint32(b))
+		return float64(v), strconv.Itoa(int(v))
+	case t.kind == 'u' && t.size == 4:
+		v := binary.LittleEndian.Uint32(b)
+		return float64(v), strconv.FormatUint(uint64(v), 10)
+	case t.kind == 'i' && t.size == 8:
+		v := int64(binary.LittleEndian.Uint64(b))
+		return float64(v), strconv.FormatInt(v, 10)
+	case t.kind == 'u' && t.size == 8:
+		v := binary.LittleEndian.Uint64(b)
+		return float64(v), strconv.FormatUint(v, 10)
+	case t.kind == 'f' && t.size == 2:
+		f := halfToFloat(binary.LittleEndian.Uint16(b))
+		return f, strconv.FormatFloat(f, 'g', -1, 32)
+	case t.kind == 'f' && t.size == 4:
+		f := math.Float32frombits(binary.LittleEndian.Uint32(b))
+		return float64(f), strconv.FormatFloat(float64(f), 'g', -1, 32)
+	case t.kind == 'f' && t.size == 8:
+		f := math.Float64frombits(binary.LittleEndian.Uint64(b))
+		return f, strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return math.NaN(), "nan"
+}

@@ -1,0 +1,284 @@
+package view
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/zarrfs/zarrfs/zarr"
+)
+
+// This file makes data.hdr, the ENVI header that lets GDAL (and through it
+// QGIS), ENVI and SNAP open an array's `data` as a raster: band sequential,
+// little-endian, no offset. Rank 1 is one line; rank 2 is lines × samples;
+// rank ≥ 3 flattens the leading dimensions into bands.
+//
+// Georeferencing: where the last two dimensions have 1-D coordinate arrays
+// in the same group (arrays named as the dimensions) that are CF latitude
+// and longitude and evenly spaced, the header gets a geographic `map info`.
+// CF coordinates are the centres of the cells, so the reference pixel is
+// (1.5, 1.5), the centre of the first pixel in ENVI's 1-based pixel
+// coordinates whose (1, 1) is the upper-left corner of the first pixel;
+// its map coordinates are the first longitude and latitude, so no
+// arithmetic rounds them. The pixel sizes are the coordinate steps, signed:
+// ENVI's y size is positive when latitude decreases down the rows, and a
+// grid stored south to north (latitude increasing) has a negative y size,
+// which GDAL reads as a south-up geotransform.
+
+// enviTypes maps an element type to ENVI's data type code; ENVI has no
+// int8, float16, strings or structs.
+func enviType(t elemType) (int, bool) {
+	switch {
+	case t.kind == 'b' && t.size == 1, t.kind == 'u' && t.size == 1:
+		return 1, true
+	case t.kind == 'i' && t.size == 2:
+		return 2, true
+	case t.kind == 'i' && t.size == 4:
+		return 3, true
+	case t.kind == 'f' && t.size == 4:
+		return 4, true
+	case t.kind == 'f' && t.size == 8:
+		return 5, true
+	case t.kind == 'c' && t.size == 8:
+		return 6, true
+	case t.kind == 'c' && t.size == 16:
+		return 9, true
+	case t.kind == 'u' && t.size == 2:
+		return 12, true
+	case t.kind == 'u' && t.size == 4:
+		return 13, true
+	case t.kind == 'i' && t.size == 8:
+		return 14, true
+	case t.kind == 'u' && t.size == 8:
+		return 15, true
+	}
+	return 0, false
+}
+
+// hasElements reports whether an array has at least one element (raster
+// and volume headers need at least one).
+func hasElements(a *zarr.Array) bool {
+	for _, n := range a.Shape {
+		if n == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// enviFile is an array's data.hdr. The coordinates it may read (band
+// names, map info) make it render on first use, once.
+type enviFile struct {
+	h    *zarr.Hierarchy
+	node *zarr.Node
+	elem elemType
+
+	mu   sync.Mutex
+	text []byte
+}
+
+func (f *enviFile) Name() string { return "data.hdr" }
+
+func (f *enviFile) render(ctx context.Context) []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.text == nil {
+		f.text = enviHeader(f.node, f.elem, f.coordinates(ctx))
+	}
+	return f.text
+}
+
+func (f *enviFile) Size(ctx context.Context) (int64, error) {
+	return int64(len(f.render(ctx))), nil
+}
+
+func (f *enviFile) Check(context.Context) error { return nil }
+
+func (f *enviFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	return readBytes(f.render(ctx), p, off)
+}
+
+// coordinates returns the values of the arrays named as each dimension of
+// the array, in its group, that are 1-D and as long as the dimension (nil
+// where there is none, or it cannot be read): the leading one when there
+// is a single leading dimension, and the last two.
+func (f *enviFile) coordinates(ctx context.Context) []*coordinate {
+	a := f.node.Array
+	rank := len(a.Shape)
+	coords := make([]*coordinate, rank)
+	if f.h == nil {
+		return coords
+	}
+	for i, name := range a.DimensionNames {
+		if name == "" || !(rank == 3 && i == 0 || rank >= 2 && i >= rank-2) {
+			continue
+		}
+		coords[i] = readCoordinate(ctx, f.h, path.Join(path.Dir("/"+f.node.Path), name), a.Shape[i])
+	}
+	return coords
+}
+
+// maxCoordinate bounds the length of the coordinate arrays a header reads.
+const maxCoordinate = 1 << 20
+
+// coordinate is a 1-D coordinate array's values and attributes.
+type coordinate struct {
+	values []float64
+	text   []string // the values as spelled in band names
+	attrs  []jsonMember
+}
+
+// readCoordinate reads the 1-D array at p of length n; nil when there is
+// none of a numeric type, or it cannot be read.
+func readCoordinate(ctx context.Context, h *zarr.Hierarchy, p string, n int64) *coordinate {
+	if n > maxCoordinate {
+		return nil
+	}
+	c, err := h.Node(ctx, strings.TrimPrefix(p, "/"))
+	if err != nil || c.Kind != zarr.KindArray || c.Array == nil || c.Array.Err != nil ||
+		len(c.Array.Shape) != 1 || c.Array.Shape[0] != n {
+		return nil
+	}
+	t, ok := parseNumPy(c.Array.DataType.NumPy)
+	if !ok || !(t.numeric() || t.kind == 'S') {
+		return nil
+	}
+	buf := make([]byte, c.Array.Size())
+	if k, _ := c.Array.ReadAt(ctx, buf, 0); k != len(buf) {
+		return nil
+	}
+	co := &coordinate{attrs: nodeAttributes(c)}
+	for i := 0; i < len(buf); i += t.size {
+		if t.kind == 'S' {
+			co.text = append(co.text, string(bytes.TrimRight(buf[i:i+t.size], "\x00")))
+			continue
+		}
+		v, s := t.value(buf[i : i+t.size])
+		co.values = append(co.values, v)
+		co.text = append(co.text, s)
+	}
+	return co
+}
+
+// attr returns a string attribute of the coordinate, or "".
+func (c *coordinate) attr(name string) string {
+	for _, m := range c.attrs {
+		if m.name == name && m.value.kind == jsonString {
+			return m.value.str
+		}
+	}
+	return ""
+}
+
+// CF's spellings of the units of latitude and longitude.
+var (
+	latUnits = map[string]bool{"degrees_north": true, "degree_north": true, "degree_N": true, "degrees_N": true, "degreeN": true, "degreesN": true}
+	lonUnits = map[string]bool{"degrees_east": true, "degree_east": true, "degree_E": true, "degrees_E": true, "degreeE": true, "degreesE": true}
+)
+
+// is reports whether the coordinate named name is CF's latitude (lat) or
+// longitude: by its standard_name, its units, or, having neither, its name.
+func (c *coordinate) is(name string, lat bool) bool {
+	if c == nil || len(c.values) == 0 {
+		return false
+	}
+	std, units := c.attr("standard_name"), c.attr("units")
+	if lat {
+		return std == "latitude" || latUnits[units] || std == "" && units == "" && (name == "lat" || name == "latitude")
+	}
+	return std == "longitude" || lonUnits[units] || std == "" && units == "" && (name == "lon" || name == "longitude")
+}
+
+// step returns the coordinate's even spacing: ok is false when it has
+// fewer than two values or its steps differ by more than a thousandth of a
+// step anywhere.
+func (c *coordinate) step() (float64, bool) {
+	n := len(c.values)
+	if n < 2 {
+		return 0, false
+	}
+	d := (c.values[n-1] - c.values[0]) / float64(n-1)
+	if d == 0 || math.IsNaN(d) || math.IsInf(d, 0) {
+		return 0, false
+	}
+	for i, v := range c.values {
+		if math.Abs(v-c.values[0]-float64(i)*d) > 1e-3*math.Abs(d) {
+			return 0, false
+		}
+	}
+	return d, true
+}
+
+// enviHeader returns the ENVI header of node n's data, elements of type
+// t; coords are the coordinate arrays of its dimensions (nil where none).
+func enviHeader(n *zarr.Node, t elemType, coords []*coordinate) []byte {
+	a := n.Array
+	code, _ := enviType(t)
+	shape := a.Shape
+	samples, lines, bands := int64(1), int64(1), int64(1)
+	rank := len(shape)
+	switch {
+	case rank == 1:
+		samples = shape[0]
+	case rank >= 2:
+		samples, lines = shape[rank-1], shape[rank-2]
+		for _, d := range shape[:rank-2] {
+			bands *= d
+		}
+	}
+	var b strings.Builder
+	b.WriteString("ENVI\n")
+	fmt.Fprintf(&b, "description = {zarrfs: /%s}\n", enviText(n.Path))
+	fmt.Fprintf(&b, "samples = %d\nlines = %d\nbands = %d\n", samples, lines, bands)
+	b.WriteString("header offset = 0\nfile type = ENVI Standard\n")
+	fmt.Fprintf(&b, "data type = %d\ninterleave = bsq\nbyte order = 0\n", code)
+	if fill := a.Fill(); fill != nil && t.numeric() {
+		if v, s := t.value(fill); !math.IsNaN(v) && !math.IsInf(v, 0) {
+			fmt.Fprintf(&b, "data ignore value = %s\n", s)
+		}
+	}
+	dimName := func(i int) string {
+		if i < len(a.DimensionNames) {
+			return a.DimensionNames[i]
+		}
+		return ""
+	}
+	if rank == 3 && coords[0] != nil {
+		names := make([]string, len(coords[0].text))
+		for i, s := range coords[0].text {
+			names[i] = enviText(dimName(0) + " " + s)
+		}
+		fmt.Fprintf(&b, "band names = {%s}\n", strings.Join(names, ", "))
+	}
+	if rank >= 2 {
+		y, x := coords[rank-2], coords[rank-1]
+		if y.is(dimName(rank-2), true) && x.is(dimName(rank-1), false) {
+			dy, okY := y.step()
+			dx, okX := x.step()
+			if okX && okY {
+				fmt.Fprintf(&b, "map info = {Geographic Lat/Lon, 1.5, 1.5, %s, %s, %s, %s, WGS-84, units=Degrees}\n",
+					fmtFloat(x.values[0]), fmtFloat(y.values[0]), fmtFloat(dx), fmtFloat(-dy))
+			}
+		}
+	}
+	return []byte(b.String())
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// enviText makes s fit inside an ENVI header's braced, comma-separated
+// list: braces, commas and line breaks become spaces.
+func enviText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '{', '}', ',', '\n', '\r':
+			return ' '
+		}
+		return r
+	}, s)
+}

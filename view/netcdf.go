@@ -1,0 +1,821 @@
+package view
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/zarrfs/zarrfs/zarr"
+)
+
+// This file makes a group's dataset.nc: the group's arrays as the variables
+// of a NetCDF classic file (docs/file_format_specifications.md of netCDF-c;
+// CDF-5 as PnetCDF defines it). The header is built from metadata alone;
+// each variable's values are the array's `data` byte-swapped to big-endian
+// as a read asks for them, so a read decodes only the chunks under it.
+
+// NetCDF external types (nc_type).
+const (
+	ncByte   = 1
+	ncChar   = 2
+	ncShort  = 3
+	ncInt    = 4
+	ncFloat  = 5
+	ncDouble = 6
+	ncUbyte  = 7
+	ncUshort = 8
+	ncUint   = 9
+	ncInt64  = 10
+	ncUint64 = 11
+)
+
+// Header tags.
+const (
+	ncDimensionTag = 0x0a
+	ncVariableTag  = 0x0b
+	ncAttributeTag = 0x0c
+)
+
+// Limits of the classic (CDF-1) and 64-bit offset (CDF-2) formats, as
+// netCDF-c's NC_check_vlens applies them: every fixed-size variable but the
+// last is at most vlen_max bytes (X_INT_MAX-3, X_UINT_MAX-3); CDF-1's
+// offsets are 32-bit signed integers; both formats' dimension lengths are.
+const (
+	cdf1MaxVar    = math.MaxInt32 - 3
+	cdf2MaxVar    = math.MaxUint32 - 3
+	cdf1MaxOffset = math.MaxInt32
+	cdf12MaxDim   = math.MaxInt32
+	// vsizeTooBig is the vsize CDF-1/2 write for a variable over 2^32-4 bytes.
+	vsizeTooBig = math.MaxUint32
+)
+
+// ncTypeOf returns the NetCDF type of elements of type t: the type, the
+// size of one value, and whether only CDF-5 has it. ok is false for types
+// NetCDF lacks (complex, float16, UTF-32 strings, structs, variable-length).
+// A bool is a byte (xarray writes bools so, with the attribute dtype =
+// "bool" that xarray reads back); fixed-size bytes (|S7) are characters
+// along an extra last dimension, as NetCDF stores strings; datetimes and
+// timedeltas are int64 counts of their unit.
+func ncTypeOf(t elemType) (typ int32, cdf5, ok bool) {
+	switch {
+	case t.kind == 'b' && t.size == 1, t.kind == 'i' && t.size == 1:
+		return ncByte, false, true
+	case t.kind == 'i' && t.size == 2:
+		return ncShort, false, true
+	case t.kind == 'i' && t.size == 4:
+		return ncInt, false, true
+	case t.kind == 'f' && t.size == 4:
+		return ncFloat, false, true
+	case t.kind == 'f' && t.size == 8:
+		return ncDouble, false, true
+	case t.kind == 'S':
+		return ncChar, false, true
+	case t.kind == 'u' && t.size == 1:
+		return ncUbyte, true, true
+	case t.kind == 'u' && t.size == 2:
+		return ncUshort, true, true
+	case t.kind == 'u' && t.size == 4:
+		return ncUint, true, true
+	case t.kind == 'i' && t.size == 8:
+		return ncInt64, true, true
+	case t.kind == 'u' && t.size == 8:
+		return ncUint64, true, true
+	case (t.kind == 'M' || t.kind == 'm') && t.size == 8 && cfTimeUnits[t.unit] != "":
+		return ncInt64, true, true
+	}
+	return 0, false, false
+}
+
+// cfTimeUnits spells NumPy's datetime units as CF (UDUNITS) units.
+var cfTimeUnits = map[string]string{
+	"ns": "nanoseconds", "us": "microseconds", "ms": "milliseconds",
+	"s": "seconds", "m": "minutes", "h": "hours", "D": "days",
+}
+
+// ncVarSpec is an array as a variable of dataset.nc.
+type ncVarSpec struct {
+	name     string
+	elem     elemType
+	shape    []int64
+	dimNames []string     // the array's dimension names ("" where unnamed); nil when none
+	attrs    []jsonMember // the array's attributes
+	fill     []byte       // one little-endian element; nil when there is none
+	array    *zarr.Array  // where the values come from (nil in tests of the header)
+}
+
+// ncVar is a variable of a laid-out dataset.nc.
+type ncVar struct {
+	array *zarr.Array
+	swap  int   // the size of the numbers whose bytes are reversed (1: none)
+	begin int64 // the file offset of the first value
+	size  int64 // the values' bytes
+	vsize int64 // size rounded up to a multiple of 4
+}
+
+// ncLayout is a laid-out dataset.nc: its header and where each variable's
+// values are.
+type ncLayout struct {
+	version byte // 1, 2 or 5
+	header  []byte
+	vars    []ncVar
+	size    int64
+}
+
+type ncDim struct {
+	name string
+	len  int64
+}
+
+type ncAttr struct {
+	name string
+	typ  int32
+	n    int64
+	data []byte // big-endian values, unpadded
+}
+
+// ncVarHeader is what the header says of a variable.
+type ncVarHeader struct {
+	name string
+	dims []int
+	typ  int32
+	size int64
+}
+
+// layoutNetCDF lays out the NetCDF file of a group with attributes gattrs
+// and the arrays vars (each of a type ncTypeOf has, with no zero-length
+// dimension): CDF-1 when it can hold them, else CDF-2, else CDF-5.
+func layoutNetCDF(gattrs []jsonMember, vars []ncVarSpec) (*ncLayout, error) {
+	vars = largestLast(vars)
+	dims, hvars := ncDimensions(vars)
+	need5 := false
+	for i, v := range vars {
+		if _, cdf5, _ := ncTypeOf(v.elem); cdf5 {
+			need5 = true
+		}
+		for _, d := range hvars[i].dims {
+			if dims[d].len > cdf12MaxDim {
+				need5 = true
+			}
+		}
+	}
+	for _, version := range []byte{1, 2, 5} {
+		if need5 && version != 5 {
+			continue
+		}
+		l, err := ncLay(version, gattrs, vars, dims, hvars)
+		if err != nil {
+			return nil, err
+		}
+		if l.fits() {
+			return l, nil
+		}
+	}
+	return nil, errors.New("the arrays are too large even for NetCDF's CDF-5 format")
+}
+
+// largestLast moves the largest variable to the end when it is over
+// CDF-1's limit for every variable but the last: the one variable CDF-1 or
+// CDF-2 allows over its limit is the last. The others keep their order.
+func largestLast(vars []ncVarSpec) []ncVarSpec {
+	big, bigSize := -1, int64(cdf1MaxVar)
+	for i, v := range vars {
+		size := int64(v.elem.size)
+		for _, n := range v.shape {
+			size = mulSat(size, n)
+		}
+		if size > bigSize {
+			big, bigSize = i, size
+		}
+	}
+	if big < 0 || big == len(vars)-1 {
+		return vars
+	}
+	out := append(append(append([]ncVarSpec{}, vars[:big]...), vars[big+1:]...), vars[big])
+	return out
+}
+
+// fits reports whether the layout keeps its format's limits.
+func (l *ncLayout) fits() bool {
+	for i, v := range l.vars {
+		last := i == len(l.vars)-1
+		switch l.version {
+		case 1:
+			if v.begin > cdf1MaxOffset || !last && v.size > cdf1MaxVar {
+				return false
+			}
+		case 2:
+			if !last && v.size > cdf2MaxVar {
+				return false
+			}
+		}
+	}
+	return l.size >= 0 // no overflow
+}
+
+// ncDimensions names the dimensions of vars and gives each variable its
+// header: a dimension is the array's dimension name ("NAME_dimI" when
+// unnamed); a name already used with another length keeps it, and this
+// length gets "NAME_LENGTH" (DESIGN.md §1). Fixed-size bytes get a last
+// dimension "stringN", as xarray names it.
+func ncDimensions(vars []ncVarSpec) ([]ncDim, []ncVarHeader) {
+	var dims []ncDim
+	byName := map[string]int{}
+	dimID := func(name string, n int64) int {
+		for k := 0; ; k++ {
+			try := name
+			if k > 0 {
+				try = name + "_" + strconv.FormatInt(n, 10)
+				if k > 1 {
+					try += "_" + strconv.Itoa(k)
+				}
+			}
+			id, used := byName[try]
+			if !used {
+				byName[try] = len(dims)
+				dims = append(dims, ncDim{try, n})
+				return len(dims) - 1
+			}
+			if dims[id].len == n {
+				return id
+			}
+		}
+	}
+	varNames := uniqueNames{}
+	hvars := make([]ncVarHeader, len(vars))
+	for i, v := range vars {
+		h := &hvars[i]
+		h.name = varNames.add(ncName(v.name))
+		h.typ, _, _ = ncTypeOf(v.elem)
+		for j, n := range v.shape {
+			name := ""
+			if j < len(v.dimNames) {
+				name = v.dimNames[j]
+			}
+			if name == "" {
+				name = v.name + "_dim" + strconv.Itoa(j)
+			}
+			h.dims = append(h.dims, dimID(ncName(name), n))
+		}
+		h.size = int64(v.elem.size)
+		for _, n := range v.shape {
+			h.size = mulSat(h.size, n)
+		}
+		if v.elem.kind == 'S' {
+			h.dims = append(h.dims, dimID("string"+strconv.Itoa(v.elem.size), int64(v.elem.size)))
+		}
+	}
+	return dims, hvars
+}
+
+// ncLay lays out the file in the given format.
+func ncLay(version byte, gattrs []jsonMember, vars []ncVarSpec, dims []ncDim, hvars []ncVarHeader) (*ncLayout, error) {
+	w := ncWriter{version: version}
+	w.b = append(w.b, 'C', 'D', 'F', version)
+	w.nonNeg(0) // numrecs: there is no record dimension
+	if len(dims) == 0 {
+		w.absent()
+	} else {
+		w.u32(ncDimensionTag)
+		w.nonNeg(int64(len(dims)))
+		for _, d := range dims {
+			w.name(d.name)
+			w.nonNeg(d.len)
+		}
+	}
+	w.attrs(ncAttributes(gattrs, version == 5, nil))
+	w.u32(ncVariableTag)
+	w.nonNeg(int64(len(vars)))
+	type fixup struct{ at, vsize int }
+	fix := make([]fixup, len(vars))
+	for i, v := range vars {
+		h := hvars[i]
+		w.name(h.name)
+		w.nonNeg(int64(len(h.dims)))
+		for _, d := range h.dims {
+			w.nonNeg(int64(d))
+		}
+		w.attrs(ncAttributes(v.attrs, version == 5, &v))
+		w.u32(uint32(h.typ))
+		fix[i].vsize = len(w.b)
+		w.nonNeg(0)
+		fix[i].at = len(w.b)
+		w.offset(0)
+	}
+	l := &ncLayout{version: version, header: w.b}
+	pos := int64(len(w.b))
+	for i, v := range vars {
+		size := hvars[i].size
+		vsize := size + (4-size%4)%4
+		if size == math.MaxInt64 || pos > math.MaxInt64-vsize {
+			return nil, errors.New("the arrays are too large for a NetCDF file")
+		}
+		l.vars = append(l.vars, ncVar{array: v.array, swap: swapSize(v.elem), begin: pos, size: size, vsize: vsize})
+		// The header's vsize: CDF-1/2 write 2^32-1 for variables over
+		// 2^32-4 bytes (the field is 32 bits).
+		hv := vsize
+		if version != 5 && size > cdf2MaxVar {
+			hv = vsizeTooBig
+		}
+		w.putNonNeg(fix[i].vsize, hv)
+		w.putOffset(fix[i].at, pos)
+		pos += vsize
+	}
+	l.size = pos
+	return l, nil
+}
+
+// swapSize is the size of the numbers of an element type whose bytes a
+// big-endian file reverses.
+func swapSize(t elemType) int {
+	if t.kind == 'S' {
+		return 1
+	}
+	return t.size
+}
+
+// ncWriter writes a header: 32-bit tags and types, and NON_NEG and OFFSET
+// integers of the format's width.
+type ncWriter struct {
+	b       []byte
+	version byte
+}
+
+func (w *ncWriter) u32(x uint32) { w.b = binary.BigEndian.AppendUint32(w.b, x) }
+
+// nonNeg writes a count or length: 64-bit in CDF-5, 32-bit before.
+func (w *ncWriter) nonNeg(x int64) {
+	if w.version == 5 {
+		w.b = binary.BigEndian.AppendUint64(w.b, uint64(x))
+	} else {
+		w.u32(uint32(x))
+	}
+}
+
+func (w *ncWriter) putNonNeg(at int, x int64) {
+	if w.version == 5 {
+		binary.BigEndian.PutUint64(w.b[at:], uint64(x))
+	} else {
+		binary.BigEndian.PutUint32(w.b[at:], uint32(x))
+	}
+}
+
+// offset writes a variable's begin: 32-bit in CDF-1, 64-bit after.
+func (w *ncWriter) offset(x int64) {
+	if w.version == 1 {
+		w.u32(uint32(x))
+	} else {
+		w.b = binary.BigEndian.AppendUint64(w.b, uint64(x))
+	}
+}
+
+func (w *ncWriter) putOffset(at int, x int64) {
+	if w.version == 1 {
+		binary.BigEndian.PutUint32(w.b[at:], uint32(x))
+	} else {
+		binary.BigEndian.PutUint64(w.b[at:], uint64(x))
+	}
+}
+
+// absent writes an empty list: ZERO and a zero NON_NEG.
+func (w *ncWriter) absent() {
+	w.u32(0)
+	w.nonNeg(0)
+}
+
+func (w *ncWriter) pad() {
+	for len(w.b)%4 != 0 {
+		w.b = append(w.b, 0)
+	}
+}
+
+func (w *ncWriter) name(s string) {
+	w.nonNeg(int64(len(s)))
+	w.b = append(w.b, s...)
+	w.pad()
+}
+
+func (w *ncWriter) attrs(list []ncAttr) {
+	if len(list) == 0 {
+		w.absent()
+		return
+	}
+	w.u32(ncAttributeTag)
+	w.nonNeg(int64(len(list)))
+	for _, a := range list {
+		w.name(a.name)
+		w.u32(uint32(a.typ))
+		w.nonNeg(a.n)
+		w.b = append(w.b, a.data...)
+		w.pad()
+	}
+}
+
+// uniqueNames hands out names not handed out before: a repeated name gets
+// a suffix "_2", "_3" …
+type uniqueNames map[string]bool
+
+func (u uniqueNames) add(name string) string {
+	try := name
+	for k := 2; u[try]; k++ {
+		try = name + "_" + strconv.Itoa(k)
+	}
+	u[try] = true
+	return try
+}
+
+// ncName turns a Zarr name (any string but "/"-free node names) into a
+// name NetCDF accepts: valid UTF-8, no control characters or "/", a first
+// character that is a letter, a digit, "_" or multi-byte, and no trailing
+// space. Each offending byte becomes "_"; an empty name is "_". (Names
+// are not NFC-normalised: Zarr writers store what their users typed.)
+func ncName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1,
+			r < 0x20, r == 0x7f, r == '/',
+			i == 0 && r < 0x80 && !isAlnum(byte(r)) && r != '_':
+			b.WriteByte('_')
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	out := b.String()
+	if trimmed := strings.TrimRight(out, " "); len(trimmed) < len(out) {
+		out = trimmed + strings.Repeat("_", len(out)-len(trimmed))
+	}
+	if out == "" {
+		return "_"
+	}
+	return out
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// ncAttributes encodes attributes. v, when set, is the variable they
+// belong to: then _ARRAY_DIMENSIONS is left out, and the variable's fill
+// value and type hints are added. Attribute values become NetCDF values
+// thus: a string is characters (UTF-8); a number an int (an int64 in
+// CDF-5, a double in CDF-1/2, when it needs more than 32 bits) or a double
+// (NaN and the infinities included); a bool a byte 1 or 0; a list of
+// numbers (or of bools) a list of them; null is left out; anything else
+// (objects, lists of strings, mixed or empty lists) is its compact JSON
+// text.
+func ncAttributes(members []jsonMember, cdf5 bool, v *ncVarSpec) []ncAttr {
+	var out []ncAttr
+	names := uniqueNames{}
+	var fill *ncAttr
+	if v != nil {
+		fill = ncFillAttr(*v)
+	}
+	for _, m := range members {
+		if v != nil && (m.name == "_ARRAY_DIMENSIONS" || m.name == "_FillValue" && fill != nil) {
+			continue
+		}
+		a, ok := ncAttrValue(m.value, cdf5)
+		if !ok {
+			continue
+		}
+		a.name = names.add(ncName(m.name))
+		out = append(out, a)
+	}
+	if v == nil {
+		return out
+	}
+	if fill != nil {
+		fill.name = names.add("_FillValue")
+		out = append(out, *fill)
+	}
+	switch v.elem.kind {
+	case 'b':
+		if !names["dtype"] {
+			out = append(out, ncText(names.add("dtype"), "bool"))
+		}
+	case 'M', 'm':
+		if !names["units"] {
+			units := cfTimeUnits[v.elem.unit]
+			if v.elem.kind == 'M' {
+				units += " since 1970-01-01"
+			}
+			out = append(out, ncText(names.add("units"), units))
+		}
+	}
+	return out
+}
+
+func ncText(name, s string) ncAttr {
+	return ncAttr{name: name, typ: ncChar, n: int64(len(s)), data: []byte(s)}
+}
+
+// ncFillAttr returns the variable's _FillValue, of its own type, or nil
+// when it has none. Bools and characters have none: NetCDF readers would
+// hide every false, and a character variable's fill is one character.
+func ncFillAttr(v ncVarSpec) *ncAttr {
+	if v.fill == nil || v.elem.kind == 'b' || v.elem.kind == 'S' || len(v.fill) != v.elem.size {
+		return nil
+	}
+	typ, _, _ := ncTypeOf(v.elem)
+	data := swapped(v.fill, swapSize(v.elem))
+	return &ncAttr{typ: typ, n: 1, data: data}
+}
+
+// swapped returns b with the bytes of each size-byte number reversed.
+func swapped(b []byte, size int) []byte {
+	out := append([]byte(nil), b...)
+	swapInPlace(out, size)
+	return out
+}
+
+func swapInPlace(b []byte, size int) {
+	if size <= 1 {
+		return
+	}
+	for i := 0; i+size <= len(b); i += size {
+		e := b[i : i+size]
+		for j, k := 0, size-1; j < k; j, k = j+1, k-1 {
+			e[j], e[k] = e[k], e[j]
+		}
+	}
+}
+
+// ncAttrValue encodes one attribute value (see ncAttributes); ok is false
+// for null.
+func ncAttrValue(v jsonValue, cdf5 bool) (ncAttr, bool) {
+	switch v.kind {
+	case jsonNull:
+		return ncAttr{}, false
+	case jsonString:
+		return ncText("", v.str), true
+	case jsonBool, jsonNumber:
+		return ncNumbers([]jsonValue{v}, cdf5)
+	case jsonArray:
+		if a, ok := ncNumbers(v.items, cdf5); ok {
+			return a, true
+		}
+	}
+	var b bytes.Buffer
+	v.compact(&b)
+	return ncText("", b.String()), true
+}
+
+// ncNumbers encodes a non-empty list of numbers, or of bools, as one
+// attribute; ok is false for any other list.
+func ncNumbers(items []jsonValue, cdf5 bool) (ncAttr, bool) {
+	if len(items) == 0 {
+		return ncAttr{}, false
+	}
+	kind := items[0].kind
+	if kind != jsonBool && kind != jsonNumber {
+		return ncAttr{}, false
+	}
+	ints, int32s := true, true
+	for _, it := range items {
+		if it.kind != kind {
+			return ncAttr{}, false
+		}
+		if kind == jsonNumber {
+			i, ok := it.integer()
+			ints = ints && ok
+			int32s = int32s && ok && i >= math.MinInt32 && i <= math.MaxInt32
+		}
+	}
+	a := ncAttr{n: int64(len(items))}
+	switch {
+	case kind == jsonBool:
+		a.typ = ncByte
+		for _, it := range items {
+			if it.boolean {
+				a.data = append(a.data, 1)
+			} else {
+				a.data = append(a.data, 0)
+			}
+		}
+	case int32s:
+		a.typ = ncInt
+		for _, it := range items {
+			i, _ := it.integer()
+			a.data = binary.BigEndian.AppendUint32(a.data, uint32(int32(i)))
+		}
+	case ints && cdf5:
+		a.typ = ncInt64
+		for _, it := range items {
+			i, _ := it.integer()
+			a.data = binary.BigEndian.AppendUint64(a.data, uint64(i))
+		}
+	default:
+		a.typ = ncDouble
+		for _, it := range items {
+			a.data = binary.BigEndian.AppendUint64(a.data, math.Float64bits(it.float()))
+		}
+	}
+	return a, true
+}
+
+// nodeAttributes returns a node's attributes as its writer meant them
+// (see jsonValue): parsed from the stored attribute document where the
+// format has one of its own (v2 .zattrs, v1 attrs) or from zarr.json's
+// "attributes", else from the engine's Node.Attributes.
+func nodeAttributes(n *zarr.Node) []jsonMember {
+	for _, d := range n.Documents {
+		var doc []byte
+		switch {
+		case d.Name == ".zattrs" || d.Name == "attrs" && n.Format == zarr.FormatV1:
+			doc = d.Data
+		case d.Name == "zarr.json" && n.Format == zarr.FormatV3:
+			if v, err := parseJSON(d.Data); err == nil && v.kind == jsonObject {
+				for _, m := range v.members {
+					if m.name == "attributes" && m.value.kind == jsonObject {
+						return m.value.members
+					}
+				}
+			}
+			continue
+		default:
+			continue
+		}
+		if v, err := parseJSON(doc); err == nil && v.kind == jsonObject {
+			return v.members
+		}
+	}
+	if v, err := parseJSON(n.Attributes); err == nil && v.kind == jsonObject {
+		return v.members
+	}
+	return nil
+}
+
+// ncVariable returns the array node c as a variable of its group's
+// dataset.nc, or why it is left out.
+func ncVariable(c *zarr.Node) (ncVarSpec, string) {
+	a := c.Array
+	switch {
+	case c.Err != nil || a == nil:
+		return ncVarSpec{}, "its metadata cannot be read"
+	case a.Err != nil:
+		return ncVarSpec{}, "zarrfs cannot decode it"
+	}
+	t, ok := parseNumPy(a.DataType.NumPy)
+	if ok {
+		_, _, ok = ncTypeOf(t)
+	}
+	if !ok {
+		return ncVarSpec{}, "NetCDF has no type " + a.DataType.Name
+	}
+	for _, n := range a.Shape {
+		if n == 0 {
+			return ncVarSpec{}, "it has no elements (NetCDF has no empty fixed-size dimension)"
+		}
+	}
+	return ncVarSpec{
+		name: c.Name(), elem: t, shape: a.Shape, dimNames: a.DimensionNames,
+		attrs: nodeAttributes(c), fill: a.Fill(), array: a,
+	}, ""
+}
+
+// netcdfVariables returns the variables of a group with children children,
+// and the arrays left out, each with why.
+func netcdfVariables(children []*zarr.Node) (vars []ncVarSpec, left []string) {
+	for _, c := range children {
+		if c.Kind != zarr.KindArray {
+			continue
+		}
+		v, why := ncVariable(c)
+		if why != "" {
+			left = append(left, c.Name()+": "+why)
+			continue
+		}
+		vars = append(vars, v)
+	}
+	return vars, left
+}
+
+// netcdfInfo is what a group's info.txt says of its dataset.nc: the
+// arrays it leaves out and why ("" when it leaves none out).
+func netcdfInfo(left []string) string {
+	if len(left) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\ndataset.nc leaves out:\n")
+	for _, l := range left {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	return b.String()
+}
+
+// netcdfFile is a group's dataset.nc. Its layout is made at the first
+// call that needs it, from metadata alone.
+type netcdfFile struct {
+	node *zarr.Node
+	vars []ncVarSpec
+
+	once   sync.Once
+	layout *ncLayout
+	err    error
+}
+
+func (f *netcdfFile) Name() string { return "dataset.nc" }
+
+func (f *netcdfFile) lay() (*ncLayout, error) {
+	f.once.Do(func() {
+		f.layout, f.err = layoutNetCDF(nodeAttributes(f.node), f.vars)
+		if f.err != nil {
+			f.err = fmt.Errorf("group %q: dataset.nc: %w: %v", f.node.Path, zarr.ErrUnsupported, f.err)
+		}
+	})
+	return f.layout, f.err
+}
+
+// Size is the header's length and the variables': known from metadata.
+func (f *netcdfFile) Size(context.Context) (int64, error) {
+	l, err := f.lay()
+	if err != nil {
+		return 0, err
+	}
+	return l.size, nil
+}
+
+// Check fails only when the arrays do not fit any NetCDF format.
+func (f *netcdfFile) Check(context.Context) error {
+	_, err := f.lay()
+	return err
+}
+
+// ReadAt copies the header's bytes, then each variable's values in turn:
+// the array's elements under the bytes asked for, byte-swapped, and the
+// zero padding to a multiple of four bytes after them.
+func (f *netcdfFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	l, err := f.lay()
+	if err != nil {
+		return 0, err
+	}
+	if off < 0 {
+		return 0, fmt.Errorf("read at %d: negative offset", off)
+	}
+	if off >= l.size {
+		return 0, io.EOF
+	}
+	want := int(min(int64(len(p)), l.size-off))
+	done, _ := readBytes(l.header, p[:want], off)
+	pos := off + int64(done)
+	i := sort.Search(len(l.vars), func(i int) bool { return l.vars[i].begin+l.vars[i].vsize > pos })
+	for done < want {
+		v := l.vars[i]
+		var k int
+		if end := v.begin + v.size; pos < end {
+			k = int(min(int64(want-done), end-pos))
+			if err := v.read(ctx, p[done:done+k], pos-v.begin); err != nil {
+				return done, err
+			}
+		} else {
+			k = int(min(int64(want-done), v.begin+v.vsize-pos))
+			clear(p[done : done+k])
+		}
+		done += k
+		pos += int64(k)
+		if pos == v.begin+v.vsize {
+			i++
+		}
+	}
+	if want < len(p) {
+		return want, io.EOF
+	}
+	return want, nil
+}
+
+// read fills p with the variable's big-endian values from byte off: the
+// elements under them read from the array (through its cache) and
+// swapped. A read that starts or ends inside an element reads the whole
+// element into a buffer of its own.
+func (v ncVar) read(ctx context.Context, p []byte, off int64) error {
+	s := int64(v.swap)
+	start := off - off%s
+	end := off + int64(len(p))
+	if r := end % s; r != 0 {
+		end += s - r
+	}
+	buf := p
+	if start != off || end != off+int64(len(p)) {
+		buf = make([]byte, end-start)
+	}
+	if n, err := v.array.ReadAt(ctx, buf, start); n < len(buf) {
+		return err
+	}
+	swapInPlace(buf, v.swap)
+	if start != off || len(buf) != len(p) {
+		copy(p, buf[off-start:])
+	}
+	return nil
+}
