@@ -5,13 +5,16 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/memory"
@@ -510,5 +513,50 @@ func TestPreviewStatDuringRender(t *testing.T) {
 	close(st.release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPreviewRendersOnePerCore: of many previews read at once, one per
+// core renders; the others wait for a render to end before reading
+// chunks.
+func TestPreviewRendersOnePerCore(t *testing.T) {
+	mem := newStore(t)
+	cores := runtime.NumCPU()
+	n := cores + 3
+	for i := range n {
+		writeArray(t, mem, fmt.Sprintf("a%d", i), zarr.ArrayMeta{Shape: []int64{4, 4}, ChunkShape: []int64{4, 4}, DataType: "int16", FillValue: 0}, make([]byte, 32))
+	}
+	st := &blockingStore{Store: mem, started: make(chan struct{}, n), release: make(chan struct{})}
+	ctx := context.Background()
+	h, err := zarr.Open(ctx, st, zarr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := New(h, on)
+	done := make(chan error, n)
+	for i := range n {
+		node, err := h.Node(ctx, fmt.Sprintf("a%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := Find(v.Files(node, nil), "preview.png")
+		go func() {
+			_, err := f.ReadAt(ctx, make([]byte, 8), 0)
+			done <- err
+		}()
+	}
+	for range cores {
+		<-st.started
+	}
+	select {
+	case <-st.started:
+		t.Errorf("more than %d renders read chunks at once", cores)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(st.release)
+	for range n {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
