@@ -352,19 +352,11 @@ func parseDraftArray(l *draftLayout, name string, obj map[string]json.RawMessage
 		a.wrap, err = parseDraftTransformers(obj["storage_transformers"], a.keys, len(shape))
 	}
 	if err != nil {
-		if !errors.Is(err, ErrUnsupported) {
-			return nil, err
+		b, err := a.typeError(obj["data_type"], err)
+		if b != nil && dt.Name != "" {
+			b.DataType = dt.DataType
 		}
-		a.DataType = DataType{Name: typeName(obj["data_type"])}
-		if dt.Name != "" {
-			a.DataType = dt.DataType
-		}
-		a.Err = err
-		return a, nil
-	}
-	layout, err := newChunkLayout(shape, chunks, dt.Size)
-	if err != nil {
-		return nil, err
+		return b, err
 	}
 	if dt.kind == 'f' || dt.kind == 'c' {
 		// The 2022 draft spells positive infinity "+Infinity" and allows
@@ -372,18 +364,9 @@ func parseDraftArray(l *draftLayout, name string, obj map[string]json.RawMessage
 		fillRaw = bytes.ReplaceAll(fillRaw, []byte(`"+Infinity"`), []byte(`"Infinity"`))
 		fillRaw = binaryToHex(fillRaw)
 	}
-	fill, err := parseFillValue(dt, fillRaw, FormatV2)
-	if err != nil {
-		return nil, err
-	}
-	a.setType(dt, fill, layout)
-	a.Err = a.buildPipeline(func() ([]codec.Codec, error) {
+	return a.finish(dt, fillRaw, FormatV2, func() ([]codec.Codec, error) {
 		return draftChain(dt, len(shape), order, specs)
 	})
-	if errors.Is(a.Err, ErrInvalidMetadata) {
-		return nil, a.Err
-	}
-	return a, nil
 }
 
 // draftCodecs returns the codecs of a draft array in encoding order, from

@@ -3,7 +3,6 @@ package zarr
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/zarrfs/zarrfs/codec"
@@ -60,22 +59,9 @@ func (h *Hierarchy) loadV1(ctx context.Context, p string) (*Node, error) {
 // means the node is unusable, while an unsupported data type or
 // compression gives an Array with Err set.
 func parseV1Array(doc []byte) (*Array, error) {
-	obj, err := decodeObject(v1MetaDoc, doc)
+	obj, shape, chunks, order, err := parseArrayDoc(v1MetaDoc, doc, 1)
 	if err != nil {
 		return nil, err
-	}
-	if err := checkZarrFormat(v1MetaDoc, obj, 1); err != nil {
-		return nil, err
-	}
-	shape, chunks, err := parseShapeAndChunks(obj)
-	if err != nil {
-		return nil, err
-	}
-	order := "C"
-	if raw, ok := obj["order"]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &order); err != nil || order != "C" && order != "F" {
-			return nil, fmt.Errorf("%w: order %s must be \"C\" or \"F\"", ErrInvalidMetadata, compact(raw))
-		}
 	}
 	compressor, err := parseV1Compression(obj["compression"], obj["compression_opts"])
 	if err != nil {
@@ -97,14 +83,9 @@ func parseV1Array(doc []byte) (*Array, error) {
 		err = codec.Unsupportedf("object data type in a v1 array")
 	}
 	if err != nil {
-		if !errors.Is(err, ErrUnsupported) {
-			return nil, err
-		}
-		a.DataType = DataType{Name: typeName(obj["dtype"])}
-		a.Err = err
-		return a, nil
+		return a.typeError(obj["dtype"], err)
 	}
-	return a.finishV2(dt, shape, chunks, fillRaw, func() ([]codec.Codec, error) {
+	return a.finish(dt, fillRaw, FormatV2, func() ([]codec.Codec, error) {
 		return v2Chain(dt, len(shape), order, nil, nil, compressor)
 	})
 }

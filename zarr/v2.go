@@ -3,7 +3,6 @@ package zarr
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/zarrfs/zarrfs/codec"
@@ -67,22 +66,9 @@ func dimensionNamesFromAttrs(attrs json.RawMessage, rank int) []string {
 // ErrInvalidMetadata) means the node is unusable; an unsupported data type
 // or codec gives an Array with Err set instead.
 func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
-	obj, err := decodeObject(v2ArrayDoc, doc)
+	obj, shape, chunks, order, err := parseArrayDoc(v2ArrayDoc, doc, 2)
 	if err != nil {
 		return nil, err
-	}
-	if err := checkZarrFormat(v2ArrayDoc, obj, 2); err != nil {
-		return nil, err
-	}
-	shape, chunks, err := parseShapeAndChunks(obj)
-	if err != nil {
-		return nil, err
-	}
-	order := "C"
-	if raw, ok := obj["order"]; ok {
-		if err := json.Unmarshal(raw, &order); err != nil || order != "C" && order != "F" {
-			return nil, fmt.Errorf("%w: order %s must be \"C\" or \"F\"", ErrInvalidMetadata, compact(raw))
-		}
 	}
 	sep, err := parseSeparator("dimension_separator", obj["dimension_separator"], ".")
 	if err != nil {
@@ -129,12 +115,7 @@ func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 	a.format, a.keys = FormatV2, chunkKeys{sep: sep}
 	dt, err := parseV2DataType(obj["dtype"])
 	if err != nil {
-		if !errors.Is(err, ErrUnsupported) {
-			return nil, err
-		}
-		a.DataType = DataType{Name: typeName(obj["dtype"])}
-		a.Err = err
-		return a, nil
+		return a.typeError(obj["dtype"], err)
 	}
 	var objectCodec *v2Codec
 	if dt.kind == 'O' {
@@ -154,29 +135,31 @@ func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 			return a, nil
 		}
 	}
-	return a.finishV2(dt, shape, chunks, fillRaw, func() ([]codec.Codec, error) {
+	return a.finish(dt, fillRaw, FormatV2, func() ([]codec.Codec, error) {
 		return v2Chain(dt, len(shape), order, filters, objectCodec, compressor)
 	})
 }
 
-// finishV2 completes a v1 or v2 array: its chunk layout, its fill value and
-// the codec chain chain builds. Invalid metadata is an error; an
-// unsupported codec leaves the array with Err set.
-func (a *Array) finishV2(dt dtype, shape, chunks []int64, fillRaw json.RawMessage, chain func() ([]codec.Codec, error)) (*Array, error) {
-	layout, err := newChunkLayout(shape, chunks, dt.Size)
-	if err != nil {
-		return nil, err
+// parseArrayDoc parses the members a v1 meta and a v2 .zarray document
+// share: zarr_format (which must be version), shape, chunks and order
+// ("C" when absent or null).
+func parseArrayDoc(name string, doc []byte, version int) (obj map[string]json.RawMessage, shape, chunks []int64, order string, err error) {
+	if obj, err = decodeObject(name, doc); err != nil {
+		return nil, nil, nil, "", err
 	}
-	fill, err := parseFillValue(dt, fillRaw, FormatV2)
-	if err != nil {
-		return nil, err
+	if err := checkZarrFormat(name, obj, version); err != nil {
+		return nil, nil, nil, "", err
 	}
-	a.setType(dt, fill, layout)
-	a.Err = a.buildPipeline(chain)
-	if errors.Is(a.Err, ErrInvalidMetadata) {
-		return nil, a.Err
+	if shape, chunks, err = parseShapeAndChunks(obj); err != nil {
+		return nil, nil, nil, "", err
 	}
-	return a, nil
+	order = "C"
+	if raw, ok := obj["order"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &order); err != nil || order != "C" && order != "F" {
+			return nil, nil, nil, "", fmt.Errorf("%w: order %s must be \"C\" or \"F\"", ErrInvalidMetadata, compact(raw))
+		}
+	}
+	return obj, shape, chunks, order, nil
 }
 
 // v2Chain returns the codec chain of a v2 array: [transpose for order F]

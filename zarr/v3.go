@@ -2,7 +2,6 @@ package zarr
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 
@@ -181,33 +180,15 @@ func parseV3Array(n v3Node) (*Array, error) {
 	a.format, a.keys = FormatV3, keys
 	dt, err := parseV3DataType(obj["data_type"])
 	if err != nil {
-		if !errors.Is(err, ErrUnsupported) {
-			return nil, err
-		}
-		a.DataType = DataType{Name: typeName(obj["data_type"])}
-		a.Err = err
-		return a, nil
+		return a.typeError(obj["data_type"], err)
 	}
-	layout, err := newChunkLayout(shape, chunks, dt.Size)
-	if err != nil {
-		return nil, err
-	}
-	fill, err := parseFillValue(dt, fillRaw, FormatV3)
-	if err != nil {
-		return nil, err
-	}
-	a.setType(dt, fill, layout)
-	a.Err = a.buildPipeline(func() ([]codec.Codec, error) {
+	return a.finish(dt, fillRaw, FormatV3, func() ([]codec.Codec, error) {
 		cs, err := codec.NewCodecs(exts)
 		for i, c := range cs {
 			cs[i] = structCodec(c, dt)
 		}
 		return cs, err
 	})
-	if errors.Is(a.Err, ErrInvalidMetadata) {
-		return nil, a.Err
-	}
-	return a, nil
 }
 
 // parseV3KeyEncoding parses chunk_key_encoding: "default" (c/1/2, or with
