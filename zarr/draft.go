@@ -322,7 +322,7 @@ func parseDraftArray(l *draftLayout, name string, obj map[string]json.RawMessage
 		}
 	}
 	specs = append(filters, specs...)
-	codecsJSON, err := v2ChainJSON(specs)
+	codecsJSON, err := v2ChainJSON(specs, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -212,12 +212,16 @@ func (c v2Codec) v3JSON() v3Codec {
 	return v3Codec{Name: c.id, Configuration: c.cfg}
 }
 
-// v2ChainJSON returns the codecs of a v1, v2 or draft array, first applied
-// on encoding first, as the JSON list of their v3 forms (Array.Codecs).
-func v2ChainJSON(chain []v2Codec) (json.RawMessage, error) {
-	list := make([]v3Codec, len(chain))
-	for i, c := range chain {
-		list[i] = c.v3JSON()
+// v2ChainJSON returns the codecs of a v1, v2 or draft array, the filters
+// then the compressor (nil for none), as the JSON list of their v3 forms
+// (Array.Codecs).
+func v2ChainJSON(filters []v2Codec, compressor *v2Codec) (json.RawMessage, error) {
+	list := make([]v3Codec, 0, len(filters)+1)
+	for _, c := range filters {
+		list = append(list, c.v3JSON())
+	}
+	if compressor != nil {
+		list = append(list, compressor.v3JSON())
 	}
 	b, err := json.Marshal(list)
 	if err != nil {

@@ -67,11 +67,7 @@ func parseV1Array(doc []byte) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	var chain []v2Codec
-	if compressor != nil {
-		chain = append(chain, *compressor)
-	}
-	codecsJSON, err := v2ChainJSON(chain)
+	codecsJSON, err := v2ChainJSON(nil, compressor)
 	if err != nil {
 		return nil, err
 	}

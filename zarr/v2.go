@@ -96,11 +96,7 @@ func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 		}
 		compressor = &c
 	}
-	chain := filters
-	if compressor != nil {
-		chain = append(chain, *compressor)
-	}
-	codecsJSON, err := v2ChainJSON(chain)
+	codecsJSON, err := v2ChainJSON(filters, compressor)
 	if err != nil {
 		return nil, err
 	}
