@@ -57,6 +57,14 @@ func fillValue(t dtype, raw json.RawMessage, format Format) ([]byte, error) {
 		}
 		return out, nil
 	case 'i', 'u':
+		if format == FormatV2 && raw[0] == '"' {
+			// GDAL writes 64-bit integer fill values as decimal strings
+			// ("18446744073709551614"), which zarr-python (NumPy) reads.
+			var s string
+			if json.Unmarshal(raw, &s) == nil && decimalInteger(s) {
+				raw = json.RawMessage(s)
+			}
+		}
 		return out, putInt(out, t.kind == 'u', raw)
 	case 'M', 'm':
 		if string(raw) == `"NaT"` {
@@ -155,6 +163,21 @@ func byteFill(raw json.RawMessage, format Format) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("a byte-string fill value must be base64 text or a list of bytes")
+}
+
+// decimalInteger reports whether s is an integer in decimal digits, with
+// an optional minus sign.
+func decimalInteger(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // putInt writes the integer JSON number raw into out (little-endian, signed

@@ -328,8 +328,14 @@ func TestFillValues(t *testing.T) {
 		{FormatV2, `"<U2"`, `"ab"`, "6100000062000000", ""},
 		{FormatV2, `"<M8[ns]"`, `-1`, "ffffffffffffffff", ""},
 		{FormatV2, `"|b1"`, `false`, "00", ""},
+		// GDAL writes 64-bit integer fills as strings; zarr-python reads them.
+		{FormatV2, `"<u8"`, `"18446744073709551614"`, "feffffffffffffff", ""},
+		{FormatV2, `"<i8"`, `"-5"`, "fbffffffffffffff", ""},
+		{FormatV2, `"<u8"`, `"1.5"`, "", "not a number"},
+		{FormatV2, `"<u8"`, `"18446744073709551616"`, "", "out of range"},
+		{FormatV3, `"uint64"`, `"18446744073709551614"`, "", "not a number"},
 		{FormatV2, `"<i2"`, `1e2`, "6400", ""},
-		{FormatV2, `"<u2"`, `"7"`, "", "not a number"},
+		{FormatV2, `"<u2"`, `"7"`, "0700", ""},
 	}
 	for _, c := range cases {
 		var dt dtype
