@@ -31,34 +31,51 @@ type snapshots struct {
 	log    *errorLog
 	views  view.Config // the files each snapshot shows
 
-	mu sync.Mutex
-	v  *snapshot
-	at time.Time // when v was opened, or its renewal last failed
+	mu         sync.Mutex
+	v          *snapshot
+	at         time.Time     // when v was opened, or its renewal last failed
+	refreshing bool          // a renewal is under way
+	renewed    chan struct{} // closed when a renewal ends (tests wait on it)
 }
 
-// current returns the view to answer from. On a live mount whose view is
-// older than the TTL it opens the hierarchy again first; when that fails
-// (the store is down) it logs why and keeps the old view for another TTL,
-// so that stat and ls keep answering from what was read before.
-func (vs *snapshots) current(ctx context.Context) *snapshot {
+// refreshTimeout bounds one renewal of a live mount's view (each request
+// of it is bounded by the store's own timeout too).
+const refreshTimeout = 5 * time.Minute
+
+// current returns the view to answer from, at once. On a live mount whose
+// view is older than the TTL it starts opening the hierarchy again in the
+// background (one renewal at a time), and answers from the old view
+// meanwhile (stale-while-revalidate): no stat or ls waits for the store.
+// When the renewal fails (the store is down) it logs why and keeps the old
+// view for another TTL.
+func (vs *snapshots) current(context.Context) *snapshot {
 	if vs.ttl <= 0 {
 		return vs.v // set before the mount, never changed
 	}
 	vs.mu.Lock()
 	defer vs.mu.Unlock()
-	if time.Since(vs.at) < vs.ttl {
-		return vs.v
-	}
-	h, err := vs.reopen(ctx)
-	switch {
-	case err != nil && ctx.Err() != nil:
-		// The request was interrupted, not the store: try again next time.
-	case err != nil:
-		vs.at = time.Now()
-		vs.log.errno(fmt.Errorf("reading the hierarchy again (--live): %w; showing it as it was read before", err))
-	default:
-		vs.at = time.Now()
-		vs.v = newSnapshot(h, vs.v.gen+1, vs.views)
+	if !vs.refreshing && time.Since(vs.at) >= vs.ttl {
+		vs.refreshing = true
+		vs.renewed = make(chan struct{})
+		go vs.renew(vs.renewed)
 	}
 	return vs.v
+}
+
+// renew opens the hierarchy again and makes it the current view, then
+// closes done.
+func (vs *snapshots) renew(done chan struct{}) {
+	defer close(done)
+	ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
+	defer cancel()
+	h, err := vs.reopen(ctx)
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	vs.refreshing = false
+	vs.at = time.Now()
+	if err != nil {
+		vs.log.errno(fmt.Errorf("reading the hierarchy again (--live): %w; showing it as it was read before", err))
+		return
+	}
+	vs.v = newSnapshot(h, vs.v.gen+1, vs.views)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	nethttp "net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zarrfs/zarrfs/internal/peertest"
+	"github.com/zarrfs/zarrfs/store/remote/remotetest"
 	"github.com/zarrfs/zarrfs/store/s3"
 	"github.com/zarrfs/zarrfs/store/s3/s3test"
 )
@@ -51,7 +53,7 @@ func int32Bytes(n, mul int) []byte {
 // TestLiveMount changes a hierarchy under two mounts of it, one with
 // --live 1s and one without, and reads both through the kernel in
 // subprocesses: the live mount shows the new shape, values and children
-// once the TTL has passed; the other keeps what it showed (metadata and
+// once the TTL has passed and its view was renewed; the other keeps what it showed (metadata and
 // listings are cached for the mount's life). The same runs against an S3
 // bucket on versitygw, the store changed by uploads and deletes.
 func TestLiveMount(t *testing.T) {
@@ -96,7 +98,16 @@ func testLive(t *testing.T, store string, change func()) {
 		sameBytes(t, "a/data before the change", run(t, "cat", filepath.Join(m.dir, "a", "data")), before)
 	}
 	change()
-	time.Sleep(1500 * time.Millisecond)
+	// The live mount renews its view in the background once it is older
+	// than the TTL, answering from the old one meanwhile: wait until the
+	// new one shows (an access starts the renewal).
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if fi, err := os.Stat(filepath.Join(live.dir, "a", "data")); err == nil && fi.Size() == int64(len(after)) {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the live mount still shows a/data as %v, %v 30 s after the change", fi, err)
+		}
+	}
 
 	sameBytes(t, "live a/data after the change", run(t, "cat", filepath.Join(live.dir, "a", "data")), after)
 	sameBytes(t, "live c/data", run(t, "cat", filepath.Join(live.dir, "c", "data")), []byte{0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0})
@@ -126,4 +137,58 @@ func testLive(t *testing.T, store string, change func()) {
 func lsNames(t *testing.T, dir string) []string {
 	t.Helper()
 	return strings.Fields(string(run(t, "ls", "-A", dir)))
+}
+
+// TestLiveAnswersWhileRenewalHangs mounts a consolidated HTTP store with
+// --live 1s, then makes the server hang every request: once the TTL has
+// passed, an access starts a renewal that hangs, and stat, ls -l and a read
+// of a cached array still answer from the old view while it hangs (the
+// store timeout is a minute, the hang lasts until the test ends; how long
+// each took is logged, not asserted).
+func TestLiveAnswersWhileRenewalHangs(t *testing.T) {
+	needFuse(t)
+	rs := remoteData(t)
+	url, srv := serveHTTP(t, rs.root)
+	m := mountStore(t, url+"/v3cons", "--live", "1s", "--store-timeout", "1m")
+	var arr mountArray
+	for _, a := range rs.v3 {
+		if a.File == "data" && a.Unsupported == "" && !strings.Contains(a.Path, "/") {
+			arr = a
+			break
+		}
+	}
+	if arr.Path == "" {
+		t.Fatal("no top-level array in the remote fixture")
+	}
+	data := filepath.Join(m.dir, arr.Path, "data")
+	ref, err := os.ReadFile(arr.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBytes(t, arr.Path+" before", run(t, "cat", data), ref)
+	// What the commands below ask is read before the store hangs (a
+	// document's stored bytes are fetched at its first stat).
+	run(t, "ls", "-lR", m.dir)
+	srv.Counts()
+	srv.SetFault(func(*nethttp.Request, int64) remotetest.Action { return remotetest.Action{Hang: true} })
+	time.Sleep(1200 * time.Millisecond)
+	// This stat starts the renewal, which hangs on the server.
+	start := time.Now()
+	if _, stderr, err := runTool("stat", data); err != nil {
+		t.Fatalf("stat while the store hangs: %v %s", err, stderr)
+	}
+	for deadline := time.Now().Add(20 * time.Second); len(srv.Counts()) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no renewal reached the server")
+		}
+		runTool("stat", data) // in case the kernel answered the first from its cache
+	}
+	for _, cmd := range [][]string{{"stat", data}, {"ls", "-l", m.dir}, {"ls", "-l", filepath.Join(m.dir, arr.Path)}, {"cmp", data, arr.Ref}} {
+		c := time.Now()
+		if _, stderr, err := runTool(cmd[0], cmd[1:]...); err != nil {
+			t.Errorf("%v while the renewal hangs: %v %s", cmd, err, stderr)
+		}
+		t.Logf("%v answered in %v while the renewal hangs", cmd, time.Since(c).Round(time.Millisecond))
+	}
+	t.Logf("all answered within %v of the renewal's start", time.Since(start).Round(time.Millisecond))
 }
