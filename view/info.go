@@ -13,31 +13,34 @@ import (
 // too: the engine's summary, ending in a newline, then for a group (or a
 // node too broken to tell its kind) its children as listed (nil when the
 // store cannot list), one line each: name and kind, and for an array its
-// shape, data type and codecs.
+// shape, data type and codecs; then for a group the arrays its dataset.nc
+// leaves out.
 func InfoText(n *zarr.Node, children []*zarr.Node) string {
-	text := n.Info().Text()
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	if n.Kind == zarr.KindArray || len(children) == 0 {
-		return text
-	}
 	var b strings.Builder
-	b.WriteString(text)
-	b.WriteString("children:\n")
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	for _, c := range children {
-		name := c.Name()
-		if c.Kind != zarr.KindArray {
-			name += "/"
-		}
-		line := "  " + name + "\t" + c.Kind.String()
-		if a := c.Array; a != nil {
-			line += "\t" + shapeText(a.Shape) + "\t" + a.DataType.Name + "\t" + codecNames(a.Codecs)
-		}
-		tw.Write([]byte(strings.TrimRight(line, "\t") + "\n"))
+	b.WriteString(n.Info().Text())
+	if !strings.HasSuffix(b.String(), "\n") {
+		b.WriteString("\n")
 	}
-	tw.Flush()
+	if n.Kind != zarr.KindArray && len(children) > 0 {
+		b.WriteString("children:\n")
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		for _, c := range children {
+			name := c.Name()
+			if c.Kind != zarr.KindArray {
+				name += "/"
+			}
+			line := "  " + name + "\t" + c.Kind.String()
+			if a := c.Array; a != nil {
+				line += "\t" + shapeText(a.Shape) + "\t" + a.DataType.Name + "\t" + codecNames(a.Codecs)
+			}
+			tw.Write([]byte(strings.TrimRight(line, "\t") + "\n"))
+		}
+		tw.Flush()
+	}
+	if n.Kind == zarr.KindGroup {
+		_, left := netcdfVariables(children)
+		b.WriteString(netcdfInfo(left))
+	}
 	return b.String()
 }
 

@@ -102,15 +102,12 @@ func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 		}
 	}
 	fs = append(fs, v.previews(n)...)
-	info := InfoText(n, children)
 	if n.Kind == zarr.KindGroup {
-		vars, left := netcdfVariables(children)
-		if len(vars) > 0 {
+		if vars, _ := netcdfVariables(children); len(vars) > 0 {
 			fs = append(fs, &netcdfFile{node: n, vars: vars})
 		}
-		info += netcdfInfo(left)
 	}
-	return append(fs, &bytesFile{name: "info.txt", data: []byte(info)})
+	return append(fs, &bytesFile{name: "info.txt", data: []byte(InfoText(n, children))})
 }
 
 // Find returns the file of files named name, or nil.
