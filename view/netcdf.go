@@ -2,12 +2,14 @@ package view
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -152,10 +154,11 @@ type ncVarHeader struct {
 
 // layoutNetCDF lays out the NetCDF file of a group with attributes gattrs
 // and the arrays vars (each of a type ncTypeOf has, with no zero-length
-// dimension): CDF-1 when it can hold them, else CDF-2, else CDF-5.
+// dimension), smallest first (bySize): CDF-1 when it can hold them, else
+// CDF-2, else CDF-5.
 func layoutNetCDF(gattrs []jsonMember, vars []ncVarSpec) (*ncLayout, error) {
-	vars = largestLast(vars)
-	dims, hvars := ncDimensions(vars)
+	dims, hvars := ncDimensions(vars) // in the group's order: the first use of a name keeps it
+	vars, hvars = bySize(vars, hvars)
 	need5 := false
 	for i, v := range vars {
 		if _, cdf5, _ := ncTypeOf(v.elem); cdf5 {
@@ -182,25 +185,24 @@ func layoutNetCDF(gattrs []jsonMember, vars []ncVarSpec) (*ncLayout, error) {
 	return nil, errors.New("the arrays are too large even for NetCDF's CDF-5 format")
 }
 
-// largestLast moves the largest variable to the end when it is over
-// CDF-1's limit for every variable but the last: the one variable CDF-1 or
-// CDF-2 allows over its limit is the last. The others keep their order.
-func largestLast(vars []ncVarSpec) []ncVarSpec {
-	big, bigSize := -1, int64(cdf1MaxVar)
-	for i, v := range vars {
-		size := int64(v.elem.size)
-		for _, n := range v.shape {
-			size = mulSat(size, n)
-		}
-		if size > bigSize {
-			big, bigSize = i, size
-		}
+// bySize orders the variables (and their headers) by their size,
+// smallest first (a stable sort: equal sizes keep the group's order). Only
+// the last variable may be over CDF-1's and CDF-2's limit, so this order
+// lets the most groups fit them; and the coordinates that tools read first (cdo, ncview, xarray
+// read every 1-D coordinate on opening) lie together after the header,
+// where the kernel's read-ahead of the header finds them, not in the
+// chunks of a large variable.
+func bySize(vars []ncVarSpec, hvars []ncVarHeader) ([]ncVarSpec, []ncVarHeader) {
+	order := make([]int, len(vars))
+	for i := range order {
+		order[i] = i
 	}
-	if big < 0 || big == len(vars)-1 {
-		return vars
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(hvars[a].size, hvars[b].size) })
+	v, h := make([]ncVarSpec, len(vars)), make([]ncVarHeader, len(vars))
+	for i, k := range order {
+		v[i], h[i] = vars[k], hvars[k]
 	}
-	out := append(append(append([]ncVarSpec{}, vars[:big]...), vars[big+1:]...), vars[big])
-	return out
+	return v, h
 }
 
 // fits reports whether the layout keeps its format's limits.
