@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"sort"
 	"sync"
 
@@ -167,7 +168,16 @@ func imageSide(n, m int64) int {
 		return int(n)
 	}
 	longer := max(n, m)
-	return int(max((n*previewSide+longer/2)/longer, 1))
+	return int(max(mulDiv(n, previewSide, longer, longer/2), 1))
+}
+
+// mulDiv returns ⌊(a·b + r) / c⌋ for non-negative a, b, r and positive c,
+// without overflow where the result fits (shapes can be near 2⁶³).
+func mulDiv(a, b, c, r int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	lo, carry := bits.Add64(lo, uint64(r), 0)
+	q, _ := bits.Div64(hi+carry, lo, uint64(c))
+	return int64(q)
 }
 
 // sample returns the element of n shown by each of k pixels: pixel i shows
@@ -175,7 +185,7 @@ func imageSide(n, m int64) int {
 func sample(n int64, k int) []int64 {
 	s := make([]int64, k)
 	for i := range s {
-		s[i] = (2*int64(i) + 1) * n / (2 * int64(k))
+		s[i] = mulDiv(2*int64(i)+1, n, 2*int64(k), 0)
 	}
 	return s
 }
@@ -432,7 +442,7 @@ func (p *plan) renderChart(ctx context.Context) (*paletteImage, error) {
 			lo[c], hi[c] = math.Min(lo[c], v), math.Max(hi[c], v)
 		}
 	}
-	start := func(c int) int64 { return int64(c) * p.n / chartW }
+	start := func(c int) int64 { return mulDiv(int64(c), p.n, chartW, 0) }
 	if p.n < chartW {
 		// Fewer elements than columns: each column shows the element
 		// its run starts at.

@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/png"
 	"math"
+	"math/big"
 	"runtime"
 	"slices"
 	"strings"
@@ -557,6 +558,27 @@ func TestPreviewRendersOnePerCore(t *testing.T) {
 	for range n {
 		if err := <-done; err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestPreviewHugeShapes: shapes near the largest an array may have, with
+// no chunks stored, draw the fill value without overflowing.
+func TestPreviewHugeShapes(t *testing.T) {
+	st := newStore(t)
+	writeArray(t, st, "tall", zarr.ArrayMeta{Shape: []int64{1 << 61, 2}, ChunkShape: []int64{1, 2}, DataType: "uint8", FillValue: 3}, nil)
+	writeArray(t, st, "long", zarr.ArrayMeta{Shape: []int64{1 << 62}, ChunkShape: []int64{1 << 30}, DataType: "uint8", FillValue: 3}, nil)
+	img := readPreview(t, previewOf(t, st, "tall", on))
+	if img.Rect.Dx() != 1 || img.Rect.Dy() != 512 || img.ColorIndexAt(0, 100) != 128 {
+		t.Errorf("tall: %v, index %d", img.Rect, img.ColorIndexAt(0, 100))
+	}
+	if previewOf(t, st, "long", on) != nil {
+		t.Error("long: a preview of 4 EiB of chunks")
+	}
+	for _, c := range [][4]int64{{1 << 62, 512, 1 << 62, 0}, {511, 1<<62 - 1, 512, 0}, {3, 5, 4, 2}} {
+		want := new(big.Int).Div(new(big.Int).Add(new(big.Int).Mul(big.NewInt(c[0]), big.NewInt(c[1])), big.NewInt(c[3])), big.NewInt(c[2]))
+		if got := mulDiv(c[0], c[1], c[2], c[3]); got != want.Int64() {
+			t.Errorf("mulDiv%v = %d, want %v", c, got, want)
 		}
 	}
 }
