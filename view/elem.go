@@ -8,8 +8,8 @@ import (
 )
 
 // elemType is an element type of `data` as the foreign-format views need
-// it: the NumPy kind character (b i u f c S U V M m), the size in bytes and,
-// for datetimes, the unit.
+// it: the NumPy kind character (b i u f c S U V M m), the size of an
+// element in bytes (28 for "<U7") and, for datetimes, the unit.
 type elemType struct {
 	kind byte
 	size int
@@ -33,6 +33,9 @@ func parseNumPy(s string) (t elemType, ok bool) {
 		return t, false
 	}
 	t.size = n
+	if t.kind == 'U' { // "<U7": 7 UTF-32 code points
+		t.size = 4 * n
+	}
 	return t, true
 }
 

@@ -65,7 +65,9 @@ const (
 // NetCDF lacks (complex, float16, UTF-32 strings, structs, variable-length).
 // A bool is a byte (xarray writes bools so, with the attribute dtype =
 // "bool" that xarray reads back); fixed-size bytes (|S7) are characters
-// along an extra last dimension, as NetCDF stores strings; datetimes and
+// along an extra last dimension, as NetCDF stores strings, and so are
+// fixed-size Unicode strings (<U7), in UTF-8 within their 28 bytes, with
+// the attribute _Encoding = "utf-8" that xarray decodes; datetimes and
 // timedeltas are int64 counts of their unit.
 func ncTypeOf(t elemType) (typ int32, cdf5, ok bool) {
 	switch {
@@ -79,7 +81,7 @@ func ncTypeOf(t elemType) (typ int32, cdf5, ok bool) {
 		return ncFloat, false, true
 	case t.kind == 'f' && t.size == 8:
 		return ncDouble, false, true
-	case t.kind == 'S':
+	case t.kind == 'S', t.kind == 'U':
 		return ncChar, false, true
 	case t.kind == 'u' && t.size == 1:
 		return ncUbyte, true, true
@@ -117,10 +119,13 @@ type ncVarSpec struct {
 // ncVar is a variable of a laid-out dataset.nc.
 type ncVar struct {
 	array *zarr.Array
-	swap  int   // the size of the numbers whose bytes are reversed (1: none)
-	begin int64 // the file offset of the first value
-	size  int64 // the values' bytes
-	vsize int64 // size rounded up to a multiple of 4
+	unit  int // the size of the elements convert works on
+	// convert turns the array's elements in b (little-endian) into the
+	// file's: it reverses the bytes of numbers, re-encodes UTF-32 as UTF-8.
+	convert func(b []byte, unit int)
+	begin   int64 // the file offset of the first value
+	size    int64 // the values' bytes
+	vsize   int64 // size rounded up to a multiple of 4
 }
 
 // ncLayout is a laid-out dataset.nc: its header and where each variable's
@@ -271,7 +276,7 @@ func ncDimensions(vars []ncVarSpec) ([]ncDim, []ncVarHeader) {
 		for _, n := range v.shape {
 			h.size = mulSat(h.size, n)
 		}
-		if v.elem.kind == 'S' {
+		if v.elem.kind == 'S' || v.elem.kind == 'U' {
 			h.dims = append(h.dims, dimID("string"+strconv.Itoa(v.elem.size), int64(v.elem.size)))
 		}
 	}
@@ -320,7 +325,7 @@ func ncLay(version byte, gattrs []jsonMember, vars []ncVarSpec, dims []ncDim, hv
 		if size == math.MaxInt64 || pos > math.MaxInt64-vsize {
 			return nil, errors.New("the arrays are too large for a NetCDF file")
 		}
-		l.vars = append(l.vars, ncVar{array: v.array, swap: swapSize(v.elem), begin: pos, size: size, vsize: vsize})
+		l.vars = append(l.vars, ncVar{array: v.array, unit: v.elem.size, convert: converter(v.elem), begin: pos, size: size, vsize: vsize})
 		// The header's vsize: CDF-1/2 write 2^32-1 for variables over
 		// 2^32-4 bytes (the field is 32 bits).
 		hv := vsize
@@ -338,10 +343,42 @@ func ncLay(version byte, gattrs []jsonMember, vars []ncVarSpec, dims []ncDim, hv
 // swapSize is the size of the numbers of an element type whose bytes a
 // big-endian file reverses.
 func swapSize(t elemType) int {
-	if t.kind == 'S' {
+	if t.kind == 'S' || t.kind == 'U' {
 		return 1
 	}
 	return t.size
+}
+
+// converter returns how a variable's elements of type t become the file's.
+func converter(t elemType) func([]byte, int) {
+	if t.kind == 'U' {
+		return utf32ToUTF8
+	}
+	size := swapSize(t)
+	return func(b []byte, _ int) { swapInPlace(b, size) }
+}
+
+// utf32ToUTF8 re-encodes in place each size-byte element of b, a NumPy
+// Unicode string (UTF-32LE code points, NUL-padded), as UTF-8 padded with
+// NULs to the same size. UTF-8 never takes more bytes than UTF-32, so each
+// code point is written at or before where it was read. An invalid code
+// point becomes U+FFFD.
+func utf32ToUTF8(b []byte, size int) {
+	for i := 0; i+size <= len(b); i += size {
+		e := b[i : i+size]
+		w := 0
+		for j := 0; j+4 <= size; j += 4 {
+			r := rune(binary.LittleEndian.Uint32(e[j:]))
+			if r == 0 {
+				break
+			}
+			if !utf8.ValidRune(r) {
+				r = utf8.RuneError
+			}
+			w += utf8.EncodeRune(e[w:], r)
+		}
+		clear(e[w:])
+	}
 }
 
 // ncWriter writes a header: 32-bit tags and types, and NON_NEG and OFFSET
@@ -502,6 +539,10 @@ func ncAttributes(members []jsonMember, cdf5 bool, v *ncVarSpec) []ncAttr {
 		out = append(out, *fill)
 	}
 	switch v.elem.kind {
+	case 'U':
+		if !names["_Encoding"] {
+			out = append(out, ncText(names.add("_Encoding"), "utf-8"))
+		}
 	case 'b':
 		if !names["dtype"] {
 			out = append(out, ncText(names.add("dtype"), "bool"))
@@ -526,7 +567,7 @@ func ncText(name, s string) ncAttr {
 // when it has none. Bools and characters have none: NetCDF readers would
 // hide every false, and a character variable's fill is one character.
 func ncFillAttr(v ncVarSpec) *ncAttr {
-	if v.fill == nil || v.elem.kind == 'b' || v.elem.kind == 'S' || len(v.fill) != v.elem.size {
+	if v.fill == nil || v.elem.kind == 'b' || v.elem.kind == 'S' || v.elem.kind == 'U' || len(v.fill) != v.elem.size {
 		return nil
 	}
 	typ, _, _ := ncTypeOf(v.elem)
@@ -756,7 +797,7 @@ func (f *netcdfFile) Check(context.Context) error {
 }
 
 // ReadAt copies the header's bytes, then each variable's values in turn:
-// the array's elements under the bytes asked for, byte-swapped, and the
+// the array's elements under the bytes asked for, converted, and the
 // zero padding to a multiple of four bytes after them.
 func (f *netcdfFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	l, err := f.lay()
@@ -797,12 +838,11 @@ func (f *netcdfFile) ReadAt(ctx context.Context, p []byte, off int64) (int, erro
 	return want, nil
 }
 
-// read fills p with the variable's big-endian values from byte off: the
-// elements under them read from the array (through its cache) and
-// swapped. A read that starts or ends inside an element reads the whole
+// read fills p with the variable's values from byte off: the elements
+// under them read from the array (through its cache) and converted. A read that starts or ends inside an element reads the whole
 // element into a buffer of its own.
 func (v ncVar) read(ctx context.Context, p []byte, off int64) error {
-	s := int64(v.swap)
+	s := int64(v.unit)
 	start := off - off%s
 	end := off + int64(len(p))
 	if r := end % s; r != 0 {
@@ -815,7 +855,7 @@ func (v ncVar) read(ctx context.Context, p []byte, off int64) error {
 	if n, err := v.array.ReadAt(ctx, buf, start); n < len(buf) {
 		return err
 	}
-	swapInPlace(buf, v.swap)
+	v.convert(buf, v.unit)
 	if start != off || len(buf) != len(p) {
 		copy(p, buf[off-start:])
 	}

@@ -311,3 +311,29 @@ func FuzzNetCDFHeader(f *testing.F) {
 		}
 	})
 }
+
+// TestUTF32ToUTF8: NumPy's <U elements become UTF-8 in the same bytes,
+// NUL-padded, as xarray's _Encoding = "utf-8" character arrays hold them.
+func TestUTF32ToUTF8(t *testing.T) {
+	enc := func(s string, n int) []byte {
+		b := make([]byte, 4*n)
+		for i, r := range []rune(s) {
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(r))
+		}
+		return b
+	}
+	for _, s := range []string{"", "a", "Zürich", "東京", "🌍x", "abcdef"} {
+		b := enc(s, 6)
+		utf32ToUTF8(b, 24)
+		want := append([]byte(s), make([]byte, 24-len(s))...)
+		if !bytes.Equal(b, want) {
+			t.Errorf("%q: %q, want %q", s, b, want)
+		}
+	}
+	b := enc("a", 2)
+	binary.LittleEndian.PutUint32(b[4:], 0xd800) // a surrogate: not a code point
+	utf32ToUTF8(b, 8)
+	if want := "a\uFFFD\x00\x00\x00\x00"; string(b) != want {
+		t.Errorf("invalid code point: %q, want %q", b, want)
+	}
+}

@@ -182,10 +182,12 @@ def write_netcdf(store):
          "count": (("lat", "lon"), rng.integers(0, 1000, (lat.size, lon.size)).astype("i4")),
          "mask": (("lat", "lon"), rng.integers(0, 2, (lat.size, lon.size)).astype(bool)),
          "elevation": (("lat", "lon"), rng.normal(0, 100, (lat.size, lon.size)).astype("f8"),
-                       {"scale_note": [1, 2, 3], "valid_max": 9000.5})},
+                       {"scale_note": [1, 2, 3], "valid_max": 9000.5}),
+         "rain": (("station",), np.array([1.5, 0.0, 7.25], dtype="f4"))},
         coords={"time": time, "lat": ("lat", lat, {"units": "degrees_north", "standard_name": "latitude"}),
                 "lon": ("lon", lon, {"units": "degrees_east", "standard_name": "longitude"}),
-                "height": ((), 2.0, {"units": "m"})},
+                "height": ((), 2.0, {"units": "m"}),
+                "station": ("station", np.array(["Zürich", "Oslo", "東京"]))},
         attrs={"Conventions": "CF-1.8", "history": "written by foreign.py", "answer": 42, "pi": 3.14159})
     ds.to_zarr(store, group="xr", mode="w", consolidated=False, encoding={"temperature": {"chunks": (1, 10, 10)}})
 
@@ -312,7 +314,7 @@ NC_KINDS = {"b1", "i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8", "f4", "f8"}
 
 def nc_type_ok(z):
     k = kind(z.dtype)
-    return (k in NC_KINDS or z.dtype.kind == "S" or z.dtype.kind in "Mm") and all(n > 0 for n in z.shape)
+    return (k in NC_KINDS or z.dtype.kind in "SUMm") and all(n > 0 for n in z.shape)
 
 
 def netcdf(store, mount):
@@ -360,6 +362,11 @@ def netcdf(store, mount):
             got = v[...]
             if z.dtype.kind == "S":
                 want = want.view("S1").reshape(z.shape + (z.dtype.itemsize,))
+            elif z.dtype.kind == "U":
+                # UTF-8 in the elements' bytes, NUL-padded.
+                n = z.dtype.itemsize
+                utf8 = np.array([s.encode() for s in want.ravel()], dtype="S%d" % n)
+                want = utf8.view("S1").reshape(z.shape + (n,))
             elif z.dtype.kind in "Mm":
                 want = want.view("<i8")
             elif z.dtype.kind == "b":
@@ -379,7 +386,7 @@ def netcdf(store, mount):
             attrs = {k: v.getncattr(k) for k in v.ncattrs()}
             check_attrs(path + "/" + name, attrs, dict(z.attrs))
             fill = z.fill_value
-            if fill is not None and z.dtype.kind not in "bSMm":
+            if fill is not None and z.dtype.kind not in "bSUMm":
                 if "_FillValue" not in attrs or not same_value(attrs["_FillValue"], fill):
                     fail("%s/%s: _FillValue %r, want %r" % (path, name, attrs.get("_FillValue"), fill))
         ds.close()
