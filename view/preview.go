@@ -25,9 +25,9 @@ const (
 	chartW, chartH = 512, 256
 )
 
-// errOverBudget is why a preview of an OME-Zarr level whose pyramid has
-// no level within the budget cannot be read.
-var errOverBudget = errors.New("every level of the image pyramid is over the preview budget")
+// errOverBudget is why a preview cannot be read: the array, or for a
+// level of an OME-Zarr pyramid every level, is over the budget.
+var errOverBudget = errors.New("over the preview budget")
 
 // numericTypes maps the data types a preview draws to their element
 // decoders: the element's little-endian bytes to a value (complex numbers
@@ -307,7 +307,7 @@ func (f *previewFile) plan(ctx context.Context) (*plan, error) {
 	}
 	p := chooseLevel(plans, budget)
 	if p == nil {
-		return nil, fmt.Errorf("array %q: preview: %w", "/"+f.node.Path, errOverBudget)
+		return nil, fmt.Errorf("array %q: preview: every level of its image pyramid is %w", "/"+f.node.Path, errOverBudget)
 	}
 	f.p = p
 	return p, nil
