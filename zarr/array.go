@@ -478,15 +478,8 @@ func (b *batch) flush() error {
 			return err
 		}
 	}
-	// A chunk read in part holds its runs one after another.
-	next := make([]int64, len(b.chunks))
 	for _, r := range b.runs {
-		i := b.at[r.chunk]
-		v := vals[i]
-		if v.parts {
-			r.inOff, next[i] = next[i], next[i]+r.n
-		}
-		if err := b.apply(r, v); err != nil {
+		if err := b.apply(r, vals[b.at[r.chunk]]); err != nil {
 			return err
 		}
 	}
@@ -531,9 +524,11 @@ func fillElements(dst, fill []byte) {
 func (a *Array) readElements(ctx context.Context, dst []byte, e0, e1 int64, partial bool, col *collector) error {
 	size := int64(a.dt.Size)
 	each := func(fn func(run) error) error { return a.runs(e0, e1, fn) }
-	return a.forRuns(ctx, each, a.loader(partial), func(r run, v *chunkValue) error {
-		out := dst[(r.outOff-e0)*size : (r.outOff-e0+r.n)*size]
+	out := func(r run) []byte { return dst[(r.outOff-e0)*size : (r.outOff-e0+r.n)*size] }
+	return a.forRuns(ctx, each, a.loader(partial, out), func(r run, v *chunkValue) error {
+		out := out(r)
 		switch {
+		case v.placed:
 		case v.missing:
 			fillElements(out, a.fill)
 		case col != nil && col.hold(v.fixed[r.inOff*size:(r.inOff+r.n)*size], v):

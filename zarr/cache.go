@@ -19,9 +19,10 @@ type chunkValue struct {
 	fixed   []byte
 	vlen    [][]byte
 	missing bool
-	// parts is set when fixed holds only the runs of the chunk a read
-	// needs, one after another (chunkParts); such values are never cached.
-	parts bool
+	// placed marks the runs of the chunk a read needs decoded straight
+	// into the read's output (chunkParts); such values hold nothing and
+	// are never cached.
+	placed bool
 	// memo is what a codec's partial decoder keeps of the chunk (a shard's
 	// index), cached under the chunk's chunkID with memo set.
 	memo codec.Memoized

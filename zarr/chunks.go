@@ -96,9 +96,13 @@ func (l wholeChunks) load(ctx context.Context, lin int64, _ []run) (*chunkValue,
 
 // chunkParts decodes, of a chunk a read needs at most a quarter of, only
 // the runs it needs, through the codecs' partial decoder (the index and
-// inner chunks of a shard, the blocks of a Blosc chunk); such a value is
-// the runs one after another, and never cached. Other chunks load whole.
-type chunkParts struct{ a *Array }
+// inner chunks of a shard, the blocks of a Blosc chunk), straight into
+// their place in the read's output (out gives it); the value it returns
+// says so and holds nothing (never cached). Other chunks load whole.
+type chunkParts struct {
+	a   *Array
+	out func(run) []byte
+}
 
 // partialDecodes counts the chunks read in part (for tests).
 var partialDecodes atomic.Int64
@@ -109,16 +113,9 @@ func (l chunkParts) load(ctx context.Context, lin int64, runs []run) (*chunkValu
 		return a.loadChunk(ctx, lin)
 	}
 	size := int64(a.dt.Size)
-	var n int64
-	for _, r := range runs {
-		n += r.n
-	}
-	buf := make([]byte, n*size)
 	dsts, offs := make([][]byte, len(runs)), make([]int64, len(runs))
-	pos := int64(0)
 	for i, r := range runs {
-		dsts[i], offs[i] = buf[pos*size:(pos+r.n)*size], r.inOff*size
-		pos += r.n
+		dsts[i], offs[i] = l.out(r), r.inOff*size
 	}
 	c := a.storedChunk(lin)
 	err := a.pipe.DecodeParts(ctx, c, dsts, offs)
@@ -129,15 +126,16 @@ func (l chunkParts) load(ctx context.Context, lin int64, runs []run) (*chunkValu
 		return nil, a.chunkError(c.key, err)
 	}
 	partialDecodes.Add(1)
-	return &chunkValue{fixed: buf, parts: true}, nil
+	return &chunkValue{placed: true}, nil
 }
 
 // loader returns how a read loads its chunks: in part where the codecs
 // decode parts of chunks and partial is set (a random reader's read,
-// which needs little of each chunk), whole otherwise.
-func (a *Array) loader(partial bool) chunkLoader {
+// which needs little of each chunk), straight into out's place (see
+// chunkParts), whole otherwise.
+func (a *Array) loader(partial bool, out func(run) []byte) chunkLoader {
 	if partial && a.cache != nil && a.pipe.Parts() == codec.PartsDecoded {
-		return chunkParts{a}
+		return chunkParts{a, out}
 	}
 	return wholeChunks{a}
 }

@@ -51,12 +51,14 @@ func (a *Array) ReadStrided(ctx context.Context, start, shape, step []int64, dst
 		return nil
 	}
 	each := func(fn func(run) error) error { return a.stridedRuns(start, shape, step, fn) }
-	return a.forRuns(ctx, each, a.loader(true), func(r run, v *chunkValue) error {
-		out := dst[r.outOff*size : (r.outOff+r.n)*size]
-		if v.missing {
-			fillElements(out, a.fill)
-		} else {
-			copy(out, v.fixed[r.inOff*size:])
+	out := func(r run) []byte { return dst[r.outOff*size : (r.outOff+r.n)*size] }
+	return a.forRuns(ctx, each, a.loader(true, out), func(r run, v *chunkValue) error {
+		switch {
+		case v.placed:
+		case v.missing:
+			fillElements(out(r), a.fill)
+		default:
+			copy(out(r), v.fixed[r.inOff*size:])
 		}
 		return nil
 	})
