@@ -41,6 +41,10 @@ type arrayState struct {
 	streamMu   sync.Mutex
 	streams    [maxStreams]int64
 	nextStream int
+	// streamFrom and streamAt: where and when each stream started, for
+	// its rate (noteRead).
+	streamFrom [maxStreams]int64
+	streamAt   [maxStreams]time.Time
 	// writes counts chunk writes, so that a chunk loaded while one was
 	// written is not cached.
 	writes atomic.Uint64
@@ -570,7 +574,7 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 	e0, e1 := off/item, (off+n-1)/item+1
 	// A sequential reader reads whole shards (cached, read ahead); a
 	// random one only the parts of shards it needs.
-	sequential, continues := a.noteRead(off, n)
+	sequential, continues, rate := a.noteRead(off, n)
 	// A sequential reader's next chunks start loading now, beside this
 	// read's, when the read continues the reader's earlier ones and cannot
 	// go straight to the store (rawReader); otherwise once it is done.
@@ -579,7 +583,7 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 	readAhead := sequential && a.cache != nil && !a.cache.noReadAhead
 	aheadStarted := readAhead && continues && a.rawReader() == nil
 	if aheadStarted {
-		a.readAhead(e0, e1)
+		a.readAhead(e0, e1, rate)
 	}
 	var direct bool
 	var err error
@@ -604,7 +608,7 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 	// ahead in the store's files.
 	if readAhead && !direct {
 		if !aheadStarted {
-			a.readAhead(e0, e1)
+			a.readAhead(e0, e1, rate)
 		}
 		a.dropBehind(e0, e1, 8*(e1-e0))
 	}
@@ -622,19 +626,29 @@ const maxStreams = 8
 // recent read ended or, being large, near there (the kernel sends the
 // read-ahead requests of one reader concurrently, so they arrive a little
 // out of order). A large read at offset 0 starts a sequential reader.
-func (a *Array) noteRead(off, n int64) (sequential, continues bool) {
+// rate is the reader's bytes per second since its stream started (0 for
+// a new stream, or one younger than minRateAge): a reader that seeks
+// starts a new stream, so its read-ahead starts small again.
+func (a *Array) noteRead(off, n int64) (sequential, continues bool, rate float64) {
 	a.streamMu.Lock()
 	defer a.streamMu.Unlock()
 	for i, end := range a.streams {
 		if end > 0 && off > 0 && (off == end || n >= seqMinRead && off >= end-8*n && off <= end+8*n) {
 			a.streams[i] = max(end, off+n)
-			return true, true
+			if age := time.Since(a.streamAt[i]); age >= minRateAge {
+				rate = float64(a.streams[i]-a.streamFrom[i]) / age.Seconds()
+			}
+			return true, true, rate
 		}
 	}
-	a.streams[a.nextStream] = off + n
+	i := a.nextStream
+	a.streams[i], a.streamFrom[i], a.streamAt[i] = off+n, off, time.Now()
 	a.nextStream = (a.nextStream + 1) % maxStreams
-	return off == 0 && n >= seqMinRead, false
+	return off == 0 && n >= seqMinRead, false, 0
 }
+
+// minRateAge is the youngest stream whose rate noteRead reports.
+const minRateAge = 50 * time.Millisecond
 
 // seqMinRead is the smallest read that counts as sequential when it starts
 // near, not at, the end of the last read: the kernel's page-cache reads
@@ -694,9 +708,12 @@ const readAheadTimeout = time.Minute
 // element, as far as the largest of one per core, a read's worth and a
 // slab of chunks along the first dimension (so the next row of chunks,
 // when the array's rows cross many, loads while the reader is still in
-// the current one), and at most a quarter of the cache. Chunks cached or
-// loading are passed over; loads that cannot start at once are skipped.
-func (a *Array) readAhead(e0, e1 int64) {
+// the current one), and at most a quarter of the cache. On a remote store
+// (Options.Remote) the window is also at least what the reader, at its
+// rate (bytes per second, from noteRead), reads in aheadTime, within the
+// same bound. Chunks cached or loading are passed over; loads that cannot
+// start at once are skipped.
+func (a *Array) readAhead(e0, e1 int64, rate float64) {
 	c := a.cache
 	if c == nil || c.limit <= 0 || e1 >= a.layout.nelem {
 		return
@@ -705,7 +722,11 @@ func (a *Array) readAhead(e0, e1 int64) {
 	// the others busy.
 	workers := max(int64(cap(c.prefetch))-1, 1)
 	chunkBytes := max(a.layout.chunkElems*int64(max(a.dt.Size, 8)), 1)
-	ahead := min(max(workers, a.layout.slabChunks, (e1-e0)/a.layout.chunkElems), c.limit/4/chunkBytes)
+	ahead := max(workers, a.layout.slabChunks, (e1-e0)/a.layout.chunkElems)
+	if c.aheadTime > 0 {
+		ahead = max(ahead, int64(rate*c.aheadTime.Seconds())/chunkBytes)
+	}
+	ahead = min(ahead, c.limit/4/chunkBytes)
 	last := a.layout.chunkOf(a.Shape, a.ChunkShape, e1-1)
 	end := min(last+1+ahead, a.layout.nchunks)
 	for lin, started := last+1, int64(0); lin < end && started < workers; lin++ {

@@ -98,6 +98,9 @@ type chunkCache struct {
 	prefetch chan struct{}
 	// noReadAhead turns read-ahead and drop-behind off (Options.NoReadAhead).
 	noReadAhead bool
+	// aheadTime: a sequential reader's read-ahead covers at least what it
+	// reads in this time (remote stores, Options.Remote; 0: no such bound).
+	aheadTime time.Duration
 
 	// pool keeps the buffers of the chunks let go of, for the next loads:
 	// a quarter of the cache's size at most (poolLimit).

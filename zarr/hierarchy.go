@@ -65,6 +65,9 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		h.cache.prefetch = make(chan struct{}, opts.Concurrency)
 	}
 	h.remote = opts.Remote
+	if opts.Remote {
+		h.cache.aheadTime = remoteAheadTime
+	}
 	h.workers = 2 * runtime.GOMAXPROCS(0)
 	if opts.Remote {
 		h.workers = max(h.workers, opts.Concurrency)
@@ -125,6 +128,12 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 	}
 	return nil, fmt.Errorf("%s: no Zarr metadata (zarr.json, .zgroup, .zarray, .zmetadata or v1 meta) at the root: %w", st, ErrNotExist)
 }
+
+// remoteAheadTime is how much of a sequential reader's data a remote
+// store's read-ahead keeps in flight: a second or two hides the store's
+// round trips and the swings of its throughput (within a quarter of the
+// cache).
+const remoteAheadTime = 1500 * time.Millisecond
 
 // getDocument reads a metadata document, refusing (with ErrInvalidMetadata)
 // one over MaxDocumentSize without reading more than that. It also returns

@@ -21,6 +21,8 @@ type Options struct {
 	// costs a round trip: a node's metadata documents are then fetched at
 	// once rather than one after another, children load Concurrency at a
 	// time, and listing a group also loads its child groups' children in
-	// the background (a level ahead of a reader walking the tree).
+	// the background (a level ahead of a reader walking the tree), and a
+	// sequential reader's read-ahead covers what it reads in the next
+	// 1.5 s (within a quarter of the cache).
 	Remote bool
 }

@@ -185,3 +185,20 @@ func TestRemoteHierarchyReadsDocumentsAtOnce(t *testing.T) {
 		t.Fatalf("g0/a0: %+v, %v", n, err)
 	}
 }
+
+// noteRead measures a sequential reader's rate once its stream is old
+// enough, and a seek starts a new stream with no rate, so that the
+// read-ahead of a remote store (sized by the rate) starts small again.
+func TestNoteReadRate(t *testing.T) {
+	a := &Array{}
+	if seq, cont, rate := a.noteRead(0, 1<<20); !seq || cont || rate != 0 {
+		t.Errorf("first read: %v %v %v", seq, cont, rate)
+	}
+	time.Sleep(2 * minRateAge)
+	if seq, cont, rate := a.noteRead(1<<20, 1<<20); !seq || !cont || rate <= 0 {
+		t.Errorf("second read, %v later: %v %v rate %v; want a rate", 2*minRateAge, seq, cont, rate)
+	}
+	if seq, cont, rate := a.noteRead(100<<20, 4096); seq || cont || rate != 0 {
+		t.Errorf("after a seek: %v %v %v", seq, cont, rate)
+	}
+}
