@@ -2,11 +2,15 @@ package integration
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/zarrfs/zarrfs/internal/peertest"
@@ -229,6 +233,7 @@ func TestCorpusConformance(t *testing.T) {
 			t.Errorf("corpusDecided names %q, which is not in the corpus", k)
 		}
 	}
+	headers := corpusHeaders(t)
 	for _, e := range entries {
 		t.Run(e.name, func(t *testing.T) {
 			t.Parallel()
@@ -273,7 +278,81 @@ func TestCorpusConformance(t *testing.T) {
 			if knownBug && ok {
 				t.Fatalf("known bug fixed: remove the corpusKnownBugs entry (%s)", bug)
 			}
+			if ok && want != nil && r.err == nil {
+				headers.add(t, e.store, e.path, want)
+			}
 		})
+	}
+}
+
+// corpusRasters collects, for the corpus arrays zarrfs reads as the
+// oracles do, the oracle's bytes as a file `data` with the data.hdr and
+// data.nhdr that `zarrfs export` writes beside it; when every array has
+// been read, GDAL and teem's unu read each through its headers and must
+// return the oracle's bytes (foreign.py rasters).
+type corpusRasters struct {
+	dir  string
+	mu   sync.Mutex
+	list strings.Builder
+	n    int
+}
+
+// corpusHeaders returns the collector, which checks what it collected when
+// t's subtests are done; nil (collecting nothing) without the tools.
+func corpusHeaders(t *testing.T) *corpusRasters {
+	for _, tool := range []string{"teem-unu", "gdalinfo"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Logf("%s not found: the corpus arrays' data.hdr and data.nhdr are not checked (TestMountForeignHeaders requires them)", tool)
+			return nil
+		}
+	}
+	c := &corpusRasters{dir: t.TempDir()}
+	t.Cleanup(func() {
+		if c.n == 0 {
+			return
+		}
+		list := filepath.Join(c.dir, "list.txt")
+		if err := os.WriteFile(list, []byte(c.list.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runForeign(t, "rasters", list)
+	})
+	return c
+}
+
+// add exports the headers of the array at path in store and, when it has
+// any, writes them beside want, the oracle's bytes.
+func (c *corpusRasters) add(t *testing.T, store, path string, want []byte) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.n++
+	dir := filepath.Join(c.dir, strconv.Itoa(c.n))
+	c.mu.Unlock()
+	wrote := false
+	for _, f := range []string{"hdr", "nhdr"} {
+		r := runZarrfs(t, "export", "--format", f, store, path)
+		if r.err != nil {
+			continue
+		}
+		if !wrote {
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "data"), want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			wrote = true
+		}
+		if err := os.WriteFile(filepath.Join(dir, "data."+f), r.stdout, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if wrote {
+		c.mu.Lock()
+		fmt.Fprintf(&c.list, "%s\t%s\t\t\n", dir, filepath.Join(dir, "data"))
+		c.mu.Unlock()
 	}
 }
 
