@@ -3,7 +3,6 @@ package zarr
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,8 +17,10 @@ import (
 	"github.com/zarrfs/zarrfs/store"
 )
 
-// arrayState is the part of an Array that is not metadata.
-type arrayState struct {
+// arrayMeta is what the engine decodes of an array's metadata beside
+// Array's exported fields. The parsers set it (setType, finish); nothing
+// changes it after, so readers share it without locks.
+type arrayMeta struct {
 	format Format
 	keys   chunkKeys
 	dt     dtype
@@ -29,7 +30,11 @@ type arrayState struct {
 	// wrap, when set, is the storage transformer between the array and
 	// its store (the 2022 v3 draft's sharding).
 	wrap func(store.Store) store.Store
+}
 
+// arrayIO is an array's binding to its store and cache (bind) and the
+// state of its reads and writes.
+type arrayIO struct {
 	st    store.Store
 	path  string
 	cache *chunkCache
@@ -56,59 +61,6 @@ type arrayState struct {
 }
 
 var arrayIDs atomic.Uint64
-
-// setType records the data type, fill value and chunk layout.
-func (a *Array) setType(dt dtype, fill []byte, layout chunkLayout) {
-	a.DataType = dt.DataType
-	a.dt, a.fill, a.layout = dt, fill, layout
-}
-
-// typeError finishes a parsed array whose data type (raw) could not be
-// parsed: an unsupported type leaves it with Err set (its metadata still
-// shows); any other error is the node's.
-func (a *Array) typeError(raw json.RawMessage, err error) (*Array, error) {
-	if !errors.Is(err, ErrUnsupported) {
-		return nil, err
-	}
-	a.DataType = DataType{Name: typeName(raw)}
-	a.Err = err
-	return a, nil
-}
-
-// finish completes a parsed array of data type dt: its chunk layout, its
-// fill value (fillRaw, as format spells fill values) and the codec
-// pipeline chain builds. Invalid metadata is an error; an unsupported
-// codec leaves the array with Err set.
-func (a *Array) finish(dt dtype, fillRaw json.RawMessage, format Format, chain func() ([]codec.Codec, error)) (*Array, error) {
-	layout, err := newChunkLayout(a.Shape, a.ChunkShape, dt.Size)
-	if err != nil {
-		return nil, err
-	}
-	fill, err := parseFillValue(dt, fillRaw, format)
-	if err != nil {
-		return nil, err
-	}
-	a.setType(dt, fill, layout)
-	a.Err = a.buildPipeline(chain)
-	if errors.Is(a.Err, ErrInvalidMetadata) {
-		return nil, a.Err
-	}
-	return a, nil
-}
-
-// buildPipeline builds the codec pipeline from the codecs chain returns.
-func (a *Array) buildPipeline(chain func() ([]codec.Codec, error)) error {
-	cs, err := chain()
-	if err != nil {
-		return pipelineError(err)
-	}
-	p, err := codec.NewPipeline(cs, chunkSpec(a.dt, a.ChunkShape, a.fill))
-	if err != nil {
-		return pipelineError(err)
-	}
-	a.pipe = p
-	return nil
-}
 
 // bind attaches the array to the store it lives in.
 func (a *Array) bind(st store.Store, path string, cache *chunkCache) {

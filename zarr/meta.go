@@ -300,3 +300,56 @@ func jsonFloat(f float64) any {
 	}
 	return f
 }
+
+// setType records the data type, fill value and chunk layout.
+func (a *Array) setType(dt dtype, fill []byte, layout chunkLayout) {
+	a.DataType = dt.DataType
+	a.dt, a.fill, a.layout = dt, fill, layout
+}
+
+// typeError finishes a parsed array whose data type (raw) could not be
+// parsed: an unsupported type leaves it with Err set (its metadata still
+// shows); any other error is the node's.
+func (a *Array) typeError(raw json.RawMessage, err error) (*Array, error) {
+	if !errors.Is(err, ErrUnsupported) {
+		return nil, err
+	}
+	a.DataType = DataType{Name: typeName(raw)}
+	a.Err = err
+	return a, nil
+}
+
+// finish completes a parsed array of data type dt: its chunk layout, its
+// fill value (fillRaw, as format spells fill values) and the codec
+// pipeline chain builds. Invalid metadata is an error; an unsupported
+// codec leaves the array with Err set.
+func (a *Array) finish(dt dtype, fillRaw json.RawMessage, format Format, chain func() ([]codec.Codec, error)) (*Array, error) {
+	layout, err := newChunkLayout(a.Shape, a.ChunkShape, dt.Size)
+	if err != nil {
+		return nil, err
+	}
+	fill, err := parseFillValue(dt, fillRaw, format)
+	if err != nil {
+		return nil, err
+	}
+	a.setType(dt, fill, layout)
+	a.Err = a.buildPipeline(chain)
+	if errors.Is(a.Err, ErrInvalidMetadata) {
+		return nil, a.Err
+	}
+	return a, nil
+}
+
+// buildPipeline builds the codec pipeline from the codecs chain returns.
+func (a *Array) buildPipeline(chain func() ([]codec.Codec, error)) error {
+	cs, err := chain()
+	if err != nil {
+		return pipelineError(err)
+	}
+	p, err := codec.NewPipeline(cs, chunkSpec(a.dt, a.ChunkShape, a.fill))
+	if err != nil {
+		return pipelineError(err)
+	}
+	a.pipe = p
+	return nil
+}

@@ -142,6 +142,10 @@ type DataType struct {
 }
 
 // Array is an array node's metadata and the means to read and write it.
+// The metadata (the exported fields, and what the engine decodes of them)
+// is set when the node loads and never changes after: callers read it,
+// concurrently with reads and writes of the contents, and must not
+// modify it.
 type Array struct {
 	Shape      []int64
 	ChunkShape []int64 // the regular chunk grid's chunk shape
@@ -158,5 +162,6 @@ type Array struct {
 	// codec or data type); the metadata above is still valid.
 	Err error
 
-	arrayState
+	arrayMeta // the metadata decoded, set once by the parsers
+	arrayIO   // the store, the cache and the state of reads and writes
 }
