@@ -144,6 +144,7 @@ func TestJSON2Errors(t *testing.T) {
 func FuzzJSON2Decode(f *testing.F) {
 	f.Add([]byte(`["a","b","|O",[2]]`), 2)
 	f.Add([]byte(`[["a","b"],["c","d"],"|O",[2,2]]`), 4)
+	f.Add([]byte(`[1,null,{"k":[2.5,"x"]},"|O",[3]]`), 3)
 	for _, b := range hostileSeeds(f, "vlen") {
 		f.Add(b, 64)
 	}
@@ -151,13 +152,15 @@ func FuzzJSON2Decode(f *testing.F) {
 		if n < 0 || n > 1<<16 {
 			return
 		}
-		spec := ArraySpec{Shape: []int{n}, DataType: DataType{"string", 0}}
-		out, err := JSON2{ID: "json2", ASCII: true, Item: ",", Colon: ":"}.Decode(data, spec)
-		if err != nil {
-			return
-		}
-		if _, err := splitVlen("fuzz", out, n); err != nil {
-			t.Fatalf("decoded an invalid layout: %v", err)
+		for _, dt := range []string{"string", ObjectType} {
+			spec := ArraySpec{Shape: []int{n}, DataType: DataType{dt, 0}}
+			out, err := JSON2{ID: "json2", ASCII: true, Item: ",", Colon: ":"}.Decode(data, spec)
+			if err != nil {
+				continue
+			}
+			if _, err := splitVlen("fuzz", out, n); err != nil {
+				t.Fatalf("%s: decoded an invalid layout: %v", dt, err)
+			}
 		}
 	})
 }

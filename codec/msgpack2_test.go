@@ -151,6 +151,7 @@ func TestMsgPack2Errors(t *testing.T) {
 
 func FuzzMsgPack2Decode(f *testing.F) {
 	f.Add([]byte{0x94, 0xa1, 'a', 0xa1, 'b', 0xa2, '|', 'O', 0x91, 2}, 2)
+	f.Add([]byte{0x95, 0x01, 0xc0, 0x81, 0xa1, 'k', 0xcb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0, 0xa2, '|', 'O', 0x91, 3}, 3)
 	for _, b := range hostileSeeds(f, "vlen") {
 		f.Add(b, 64)
 	}
@@ -158,13 +159,15 @@ func FuzzMsgPack2Decode(f *testing.F) {
 		if n < 0 || n > 1<<16 {
 			return
 		}
-		spec := ArraySpec{Shape: []int{n}, DataType: DataType{"bytes", 0}}
-		out, err := MsgPack2{UseBinType: true}.Decode(data, spec)
-		if err != nil {
-			return
-		}
-		if _, err := splitVlen("fuzz", out, n); err != nil {
-			t.Fatalf("decoded an invalid layout: %v", err)
+		for _, dt := range []string{"bytes", ObjectType} {
+			spec := ArraySpec{Shape: []int{n}, DataType: DataType{dt, 0}}
+			out, err := MsgPack2{UseBinType: true}.Decode(data, spec)
+			if err != nil {
+				continue
+			}
+			if _, err := splitVlen("fuzz", out, n); err != nil {
+				t.Fatalf("%s: decoded an invalid layout: %v", dt, err)
+			}
 		}
 	})
 }
