@@ -84,23 +84,39 @@ type enviFile struct {
 
 func (f *enviFile) Name() string { return "data.hdr" }
 
-func (f *enviFile) render(ctx context.Context) []byte {
+// render returns the header, made at the first call. A coordinate that
+// cannot be read counts as none, unless the caller gave up (ctx is done):
+// then nothing is kept and the next call reads it again, so a header never
+// loses its map info to an interrupted stat.
+func (f *enviFile) render(ctx context.Context) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.text == nil {
-		f.text = enviHeader(f.node, f.elem, f.coordinates(ctx))
+		coords := f.coordinates(ctx)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		f.text = enviHeader(f.node, f.elem, coords)
 	}
-	return f.text
+	return f.text, nil
 }
 
 func (f *enviFile) Size(ctx context.Context) (int64, error) {
-	return int64(len(f.render(ctx))), nil
+	text, err := f.render(ctx)
+	return int64(len(text)), err
 }
 
-func (f *enviFile) Check(context.Context) error { return nil }
+func (f *enviFile) Check(ctx context.Context) error {
+	_, err := f.render(ctx)
+	return err
+}
 
 func (f *enviFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
-	return readBytes(f.render(ctx), p, off)
+	text, err := f.render(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return readBytes(text, p, off)
 }
 
 // coordinates returns the values of the arrays named as each dimension of
@@ -237,7 +253,8 @@ func enviHeader(n *zarr.Node, t elemType, coords []*coordinate) []byte {
 	fmt.Fprintf(&b, "samples = %d\nlines = %d\nbands = %d\n", samples, lines, bands)
 	b.WriteString("header offset = 0\nfile type = ENVI Standard\n")
 	fmt.Fprintf(&b, "data type = %d\ninterleave = bsq\nbyte order = 0\n", code)
-	if fill := a.Fill(); fill != nil && t.numeric() {
+	// A bool's fill (false) is a value, not a mark of missing data.
+	if fill := a.Fill(); fill != nil && t.numeric() && t.kind != 'b' {
 		if v, s := t.value(fill); !math.IsNaN(v) && !math.IsInf(v, 0) {
 			fmt.Fprintf(&b, "data ignore value = %s\n", s)
 		}

@@ -44,3 +44,23 @@ func TestHeaderGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestENVIHeaderInterrupted: a caller that gives up while data.hdr reads
+// its coordinates gets an error, and the next caller the whole header,
+// map info included: an interrupted stat leaves nothing half made.
+func TestENVIHeaderInterrupted(t *testing.T) {
+	_, files := exampleNode(t, "temperature")
+	f := Find(files, "data.hdr")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := f.Size(ctx); err == nil {
+		t.Error("Size with a cancelled context: no error")
+	}
+	var b strings.Builder
+	if err := Copy(context.Background(), &b, f); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "map info = {Geographic Lat/Lon") {
+		t.Errorf("after an interrupted call, data.hdr is\n%s", b.String())
+	}
+}

@@ -853,6 +853,9 @@ func (v ncVar) read(ctx context.Context, p []byte, off int64) error {
 		buf = make([]byte, end-start)
 	}
 	if n, err := v.array.ReadAt(ctx, buf, start); n < len(buf) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = fmt.Errorf("variable data at %d: %w", start, io.ErrUnexpectedEOF)
+		}
 		return err
 	}
 	v.convert(buf, v.unit)
