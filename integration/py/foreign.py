@@ -185,13 +185,16 @@ def write_netcdf(store):
          "mask": (("lat", "lon"), rng.integers(0, 2, (lat.size, lon.size)).astype(bool)),
          "elevation": (("lat", "lon"), rng.normal(0, 100, (lat.size, lon.size)).astype("f8"),
                        {"scale_note": [1, 2, 3], "valid_max": 9000.5}),
-         "rain": (("station",), np.array([1.5, 0.0, 7.25], dtype="f4"))},
+         "rain": (("station",), np.array([1.5, 0.0, 7.25], dtype="f4")),
+         "packed": (("lat", "lon"), np.round(rng.normal(10, 3, (lat.size, lon.size)), 1)),
+         "duration": (("time",), np.array([1, 2, 36], dtype="timedelta64[h]").astype("timedelta64[ns]"))},
         coords={"time": time, "lat": ("lat", lat, {"units": "degrees_north", "standard_name": "latitude"}),
                 "lon": ("lon", lon, {"units": "degrees_east", "standard_name": "longitude"}),
                 "height": ((), 2.0, {"units": "m"}),
                 "station": ("station", np.array(["Zürich", "Oslo", "東京"]))},
         attrs={"Conventions": "CF-1.8", "history": "written by foreign.py", "answer": 42, "pi": 3.14159})
-    ds.to_zarr(store, group="xr", mode="w", consolidated=False, encoding={"temperature": {"chunks": (1, 10, 10)}})
+    ds.to_zarr(store, group="xr", mode="w", consolidated=False, encoding={"temperature": {"chunks": (1, 10, 10)},
+                                                                          "packed": {"dtype": "int16", "scale_factor": 0.1, "_FillValue": -9999}})
 
     # "dtypes": one array per dtype, rank 1 to 4, with dimension names
     # shared, unnamed and conflicting, and missing chunks.
