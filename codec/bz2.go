@@ -45,11 +45,8 @@ func (c BZ2) Encode(data []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bz2: %w", err)
 	}
-	if _, err := w.Write(data); err != nil {
-		return nil, fmt.Errorf("bz2: %w", err)
-	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("bz2: %w", err)
+	if err := writeAll("bz2", w, data); err != nil {
+		return nil, err
 	}
 	return buf.Bytes(), nil
 }

@@ -244,14 +244,18 @@ func (t NumpyType) putFloat(b []byte, v float64) {
 			t.putBits(b, math.Float64bits(v))
 		}
 	case 'b':
-		if v != 0 {
-			b[0] = 1
-		} else {
-			b[0] = 0
-		}
+		b[0] = boolByte(v != 0)
 	default:
 		t.putBits(b, floatToIntBits(v, t.Size, t.signed()))
 	}
+}
+
+// boolByte returns the stored form of a bool: 1 or 0.
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // floatToIntBits converts v to an integer of size bytes as NumPy's astype
@@ -299,11 +303,7 @@ func (t NumpyType) putInt(b []byte, v uint64, src NumpyType) {
 			t.putFloat(b, float64(v))
 		}
 	case 'b':
-		if v != 0 {
-			b[0] = 1
-		} else {
-			b[0] = 0
-		}
+		b[0] = boolByte(v != 0)
 	default:
 		t.putBits(b, v)
 	}

@@ -90,11 +90,8 @@ func (c Gzip) Encode(data []byte) ([]byte, error) {
 	w := gzipWriters.get(c.Level)
 	defer gzipWriters.put(c.Level, w)
 	w.Reset(&buf)
-	if _, err := w.Write(data); err != nil {
-		return nil, fmt.Errorf("gzip: %w", err)
-	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("gzip: %w", err)
+	if err := writeAll("gzip", w, data); err != nil {
+		return nil, err
 	}
 	return buf.Bytes(), nil
 }
@@ -186,11 +183,8 @@ func (c Zlib) Encode(data []byte) ([]byte, error) {
 	w := zlibWriters.get(c.Level)
 	defer zlibWriters.put(c.Level, w)
 	w.Reset(&buf)
-	if _, err := w.Write(data); err != nil {
-		return nil, fmt.Errorf("zlib: %w", err)
-	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("zlib: %w", err)
+	if err := writeAll("zlib", w, data); err != nil {
+		return nil, err
 	}
 	return buf.Bytes(), nil
 }
@@ -232,4 +226,16 @@ func zlibReader(data []byte) (io.Reader, func(), error) {
 		return nil, nil, Corruptf("zlib", "%v", err)
 	}
 	return r, func() { zlibReaders.Put(r) }, nil
+}
+
+// writeAll writes data through the compressing writer w of codec name and
+// closes it, which flushes what w holds.
+func writeAll(name string, w io.WriteCloser, data []byte) error {
+	if _, err := w.Write(data); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }

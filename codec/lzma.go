@@ -216,11 +216,8 @@ func (c LZMA) Encode(data []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lzma: %w", err)
 	}
-	if _, err := w.Write(data); err != nil {
-		return nil, fmt.Errorf("lzma: %w", err)
-	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("lzma: %w", err)
+	if err := writeAll("lzma", w, data); err != nil {
+		return nil, err
 	}
 	return buf.Bytes()[header:], nil
 }
