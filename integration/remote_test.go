@@ -207,6 +207,22 @@ func TestRemoteRequestCounts(t *testing.T) {
 			t.Errorf("first request %q: want a suffix range of the shard index", paths[0])
 		}
 	}
+	// A row across a shard no read has touched: its index, then its
+	// adjacent inner chunks (5 of them) in one ranged GET, not one each.
+	row, width := 85, rs.shardedShards[1]
+	off := int64(row*cols) * 4
+	b := make([]byte, width*4)
+	if _, err := n.Array.ReadAt(ctx, b, off); err != nil {
+		t.Fatal(err)
+	}
+	if want := ref[off : off+int64(len(b))]; string(b) != string(want) {
+		t.Errorf("row %d, columns 0-%d: wrong bytes", row, width-1)
+	}
+	paths := srv.Paths()
+	if c := srv.Counts(); c["GET range"] != 2 || len(c) != 1 {
+		t.Errorf("reading a row across %d inner chunks of a shard sent %v (%q); want two ranged GETs (index, chunks)",
+			width/rs.shardedChunks[1], c, paths)
+	}
 }
 
 // readErrno reads a whole file and returns the errno it failed with (0
