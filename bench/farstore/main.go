@@ -12,7 +12,8 @@
 // -throttle F answers a fraction F of requests 503 SlowDown (after the
 // delay), as a throttling S3 does. It prints its URL on the first line of
 // standard output, then serves until killed; on SIGUSR1 it prints (to
-// standard error) the requests it answered since the last time, by kind.
+// standard error) the requests it answered since the last time, by kind,
+// and the most it answered at once (after the delay).
 package main
 
 import (
@@ -85,8 +86,10 @@ type far struct {
 	bw       float64
 	throttle float64
 
-	mu     sync.Mutex
-	counts map[string]int
+	mu       sync.Mutex
+	counts   map[string]int
+	inflight int // requests being answered
+	peak     int // the most at once since the last report
 }
 
 func (f *far) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -111,6 +114,15 @@ func (f *far) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.count(kind)
+	f.mu.Lock()
+	f.inflight++
+	f.peak = max(f.peak, f.inflight)
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.inflight--
+		f.mu.Unlock()
+	}()
 	if f.bw > 0 {
 		w = &paced{ResponseWriter: w, bw: f.bw, start: time.Now()}
 	}
@@ -133,7 +145,9 @@ func (f *far) report() string {
 	}
 	sort.Strings(parts)
 	f.counts = map[string]int{}
-	return "requests " + strings.Join(parts, " ")
+	peak := f.peak
+	f.peak = f.inflight
+	return fmt.Sprintf("requests %s; at most %d at once", strings.Join(parts, " "), peak)
 }
 
 // paced writes a body no faster than bw bytes per second since start.
