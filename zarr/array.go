@@ -396,9 +396,11 @@ func (b *batch) flush() error {
 		}
 	}()
 	perChunk := make([][]run, len(b.chunks))
-	for _, r := range b.runs {
-		i := b.at[r.chunk]
-		perChunk[i] = append(perChunk[i], r)
+	if b.ld.usesRuns() {
+		for _, r := range b.runs {
+			i := b.at[r.chunk]
+			perChunk[i] = append(perChunk[i], r)
+		}
 	}
 	// Chunks in the cache are taken here; the others are loaded, in
 	// parallel when there are several.

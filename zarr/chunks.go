@@ -82,9 +82,12 @@ func (c fileChunk) ReadInto(ctx context.Context, p []byte, off int64) (int64, er
 }
 
 // A chunkLoader gets what a read needs of one chunk, given the runs of
-// the read that lie in it (in the read's order).
+// the read that lie in it (in the read's order) when it uses them.
 type chunkLoader interface {
 	load(ctx context.Context, lin int64, runs []run) (*chunkValue, error)
+	// usesRuns reports whether load looks at the runs (else it is given
+	// none: gathering them per chunk costs a read of many short runs).
+	usesRuns() bool
 }
 
 // wholeChunks loads chunks decoded whole, through the cache.
@@ -93,6 +96,8 @@ type wholeChunks struct{ a *Array }
 func (l wholeChunks) load(ctx context.Context, lin int64, _ []run) (*chunkValue, error) {
 	return l.a.loadChunk(ctx, lin)
 }
+
+func (wholeChunks) usesRuns() bool { return false }
 
 // chunkParts decodes, of a chunk a read needs at most a quarter of, only
 // the runs it needs, through the codecs' partial decoder (the index and
@@ -106,6 +111,8 @@ type chunkParts struct {
 
 // partialDecodes counts the chunks read in part (for tests).
 var partialDecodes atomic.Int64
+
+func (chunkParts) usesRuns() bool { return true }
 
 func (l chunkParts) load(ctx context.Context, lin int64, runs []run) (*chunkValue, error) {
 	a := l.a
