@@ -18,17 +18,8 @@ func (a *Array) ReadRegion(ctx context.Context, start, shape []int64, dst []byte
 // ReadStrided reads, along each dimension i, shape[i] elements from
 // start[i] on, step[i] apart (step nil: 1 for every dimension), into dst
 // in C order, little-endian: a plane of a volume, or every k-th row and
-// column of it for a preview. It reads through the chunk cache, gets only
-// the chunks that hold elements it reads, one chunk at a time, and of a
-// chunk it needs little of decodes only that part where the codecs can
-// (Blosc blocks, a shard's inner chunks); it starts no read-ahead.
+// column of it. See ReadOrthogonal.
 func (a *Array) ReadStrided(ctx context.Context, start, shape, step []int64, dst []byte) error {
-	if err := a.readable(); err != nil {
-		return err
-	}
-	if a.Variable() {
-		return fmt.Errorf("array %q: %w: variable-length elements have no byte content (use Elements)", "/"+a.path, ErrUnsupported)
-	}
 	r := len(a.Shape)
 	if step == nil {
 		step = slices.Repeat([]int64{1}, r)
@@ -42,6 +33,47 @@ func (a *Array) ReadStrided(ctx context.Context, start, shape, step []int64, dst
 			return fmt.Errorf("array %q: region at %v of shape %v, step %v, is outside shape %v", "/"+a.path, start, shape, step, a.Shape)
 		}
 	}
+	if n, err := product("region shape", shape, int64(max(a.dt.Size, 1))); err != nil || n != int64(len(dst)) {
+		return fmt.Errorf("array %q: region of shape %v needs %d bytes, got %d", "/"+a.path, shape, n, len(dst))
+	}
+	indices := make([][]int64, r)
+	for i := range r {
+		indices[i] = make([]int64, shape[i])
+		for k := range indices[i] {
+			indices[i][k] = start[i] + int64(k)*step[i]
+		}
+	}
+	return a.ReadOrthogonal(ctx, indices, dst)
+}
+
+// ReadOrthogonal reads the elements at every combination of the indices
+// along each dimension (indices[i], strictly increasing, for dimension i)
+// into dst, in C order, little-endian: what NumPy's and zarr-python's
+// orthogonal indexing select, such as the rows and columns a preview
+// samples. It reads through the chunk cache, gets only the chunks that
+// hold elements it reads, each once, and of a chunk it needs little of
+// decodes only that part where the codecs can (Blosc blocks, a shard's
+// inner chunks); it starts no read-ahead.
+func (a *Array) ReadOrthogonal(ctx context.Context, indices [][]int64, dst []byte) error {
+	if err := a.readable(); err != nil {
+		return err
+	}
+	if a.Variable() {
+		return fmt.Errorf("array %q: %w: variable-length elements have no byte content (use Elements)", "/"+a.path, ErrUnsupported)
+	}
+	r := len(a.Shape)
+	if len(indices) != r {
+		return fmt.Errorf("array %q: indices of rank %d for rank %d", "/"+a.path, len(indices), r)
+	}
+	shape := make([]int64, r)
+	for i, idx := range indices {
+		for k, x := range idx {
+			if x < 0 || x >= a.Shape[i] || k > 0 && x <= idx[k-1] {
+				return fmt.Errorf("array %q: indices along dimension %d are not strictly increasing inside 0 … %d", "/"+a.path, i, a.Shape[i]-1)
+			}
+		}
+		shape[i] = int64(len(idx))
+	}
 	size := int64(a.dt.Size)
 	n, err := product("region shape", shape, size)
 	if err != nil || n != int64(len(dst)) {
@@ -50,7 +82,7 @@ func (a *Array) ReadStrided(ctx context.Context, start, shape, step []int64, dst
 	if n == 0 {
 		return nil
 	}
-	each := func(fn func(run) error) error { return a.stridedRuns(start, shape, step, fn) }
+	each := func(fn func(run) error) error { return a.orthogonalRuns(indices, fn) }
 	out := func(r run) []byte { return dst[r.outOff*size : (r.outOff+r.n)*size] }
 	return a.forRuns(ctx, each, a.loader(true, out), func(r run, v *chunkValue) error {
 		switch {
@@ -64,68 +96,74 @@ func (a *Array) ReadStrided(ctx context.Context, start, shape, step []int64, dst
 	})
 }
 
-// stridedRuns calls fn for the runs of a strided region (see ReadStrided;
-// the region is not empty) chunk by chunk, in the C order of the chunk
-// grid, so that each chunk is got once: runs are contiguous in the chunk,
-// and outOff is the run's first element in the region's C order. With a
-// step of 1 along the last dimension a run is the region's row in the
-// chunk; otherwise one element. A run's valid is not set (reads need it
-// not).
-func (a *Array) stridedRuns(start, shape, step []int64, fn func(run) error) error {
-	r := len(shape)
+// indexGroup is the indices along one dimension that lie in one chunk:
+// positions [lo, hi) of the index list, in chunk index chunk.
+type indexGroup struct {
+	chunk, lo, hi int64
+}
+
+// orthogonalRuns calls fn for the runs of an orthogonal selection (see
+// ReadOrthogonal; it is not empty) chunk by chunk, in the C order of the
+// chunk grid, so that each chunk is got once: runs are contiguous in the
+// chunk, and outOff is the run's first element in the selection's C
+// order. Along the last dimension a run is the indices that follow one
+// another in the chunk. A run's valid is not set (reads need it not).
+func (a *Array) orthogonalRuns(indices [][]int64, fn func(run) error) error {
+	r := len(indices)
 	if r == 0 {
 		return fn(run{n: 1})
 	}
 	chunks := a.ChunkShape
 	cstride := nd.Strides(chunks, 1)
-	ostride := nd.Strides(shape, 1)
-	// The chunks the region's bounding box touches; some may hold none of
-	// its elements when a step is larger than a chunk.
-	first, last := make([]int64, r), make([]int64, r)
-	for i := range r {
-		first[i] = start[i] / chunks[i]
-		last[i] = (start[i] + (shape[i]-1)*step[i]) / chunks[i]
+	shape := make([]int64, r)
+	groups := make([][]indexGroup, r)
+	for i, idx := range indices {
+		shape[i] = int64(len(idx))
+		for k, x := range idx {
+			c := x / chunks[i]
+			if g := len(groups[i]) - 1; g >= 0 && groups[i][g].chunk == c {
+				groups[i][g].hi++
+			} else {
+				groups[i] = append(groups[i], indexGroup{chunk: c, lo: int64(k), hi: int64(k) + 1})
+			}
+		}
 	}
-	// lo[i], hi[i]: the region's indices along i in the current chunk.
-	lo, hi := make([]int64, r), make([]int64, r)
-	k := make([]int64, r)
-	cidx := slices.Clone(first)
+	ostride := nd.Strides(shape, 1)
+	// g walks the chunks that hold selected elements: g[i] is a group of
+	// dimension i; k walks the selected elements of the chunk.
+	g, gfirst, glast := make([]int, r), make([]int, r), make([]int, r)
+	for i := range r {
+		glast[i] = len(groups[i]) - 1
+	}
+	cidx, lo, hi, k := make([]int64, r), make([]int64, r), make([]int64, r), make([]int64, r)
+	last := indices[r-1]
 	for {
-		empty := false
 		for i := range r {
-			origin := cidx[i] * chunks[i]
-			lo[i] = 0
-			if origin > start[i] {
-				lo[i] = ceilDiv(origin-start[i], step[i])
-			}
-			hi[i] = min((origin+chunks[i]-1-start[i])/step[i], shape[i]-1)
-			empty = empty || lo[i] > hi[i]
+			gr := groups[i][g[i]]
+			cidx[i], lo[i], hi[i] = gr.chunk, gr.lo, gr.hi-1
 		}
-		if !empty {
-			lin := a.layout.linear(cidx)
-			copy(k, lo)
-			for {
-				// The element at region index k: its offset in the chunk,
-				// and in the region.
-				var in, out int64
-				for i := range r {
-					in += ((start[i] + k[i]*step[i]) % chunks[i]) * cstride[i]
-					out += k[i] * ostride[i]
-				}
-				n := int64(1)
-				if step[r-1] == 1 {
-					n = hi[r-1] - lo[r-1] + 1
-					k[r-1] = hi[r-1]
-				}
-				if err := fn(run{chunk: lin, inOff: in, outOff: out, n: n}); err != nil {
-					return err
-				}
-				if !nd.Next(k, lo, hi) {
-					break
-				}
+		lin := a.layout.linear(cidx)
+		copy(k, lo)
+		for {
+			var in, out int64
+			for i := range r {
+				in += (indices[i][k[i]] % chunks[i]) * cstride[i]
+				out += k[i] * ostride[i]
+			}
+			// The run goes on while the next index is the next element.
+			n := int64(1)
+			for k[r-1] < hi[r-1] && last[k[r-1]+1] == last[k[r-1]]+1 {
+				k[r-1]++
+				n++
+			}
+			if err := fn(run{chunk: lin, inOff: in, outOff: out, n: n}); err != nil {
+				return err
+			}
+			if !nd.Next(k, lo, hi) {
+				break
 			}
 		}
-		if !nd.Next(cidx, first, last) {
+		if !nd.Next(g, gfirst, glast) {
 			return nil
 		}
 	}

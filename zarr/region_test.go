@@ -168,3 +168,58 @@ func TestReadRegionChunksTouched(t *testing.T) {
 		})
 	}
 }
+
+// TestReadOrthogonal reads random orthogonal selections (sorted index
+// lists per dimension, with runs and gaps) of the read-path arrays and
+// compares them with the same elements of their contents; unsorted,
+// repeated or out-of-range indices are refused.
+func TestReadOrthogonal(t *testing.T) {
+	ctx := context.Background()
+	for _, ar := range readPathArrays {
+		mem := memory.New()
+		want := writeReadPathArray(t, mem, ar.meta, 1)
+		t.Run(ar.name, func(t *testing.T) {
+			a := openArrayNode(t, mem, Options{}).Array
+			item := int64(a.DataType.Size)
+			rng := rand.New(rand.NewPCG(10, 11))
+			pick := func(n int64) []int64 {
+				var idx []int64
+				p := rng.Float64()
+				for x := range n {
+					if rng.Float64() < p {
+						idx = append(idx, x)
+					}
+				}
+				return idx
+			}
+			for range 30 {
+				indices := [][]int64{pick(a.Shape[0]), pick(a.Shape[1])}
+				dst := make([]byte, int64(len(indices[0])*len(indices[1]))*item)
+				if err := a.ReadOrthogonal(ctx, indices, dst); err != nil {
+					t.Fatal(err)
+				}
+				var ref []byte
+				for _, y := range indices[0] {
+					for _, x := range indices[1] {
+						e := y*a.Shape[1] + x
+						ref = append(ref, want[e*item:(e+1)*item]...)
+					}
+				}
+				if !bytes.Equal(dst, ref) {
+					t.Fatalf("selection of %d × %d elements differs", len(indices[0]), len(indices[1]))
+				}
+			}
+			for _, bad := range [][][]int64{
+				{{1, 0}, {0}},
+				{{0, 0}, {0}},
+				{{0}, {a.Shape[1]}},
+				{{-1}, {0}},
+				{{0}},
+			} {
+				if err := a.ReadOrthogonal(ctx, bad, make([]byte, item)); err == nil {
+					t.Errorf("indices %v read", bad)
+				}
+			}
+		})
+	}
+}
