@@ -48,15 +48,11 @@ var exportCommand = command{
 			if !ok {
 				return fmt.Errorf("--format %q: want one of %s", *format, exportFormats())
 			}
-			o, err := openHierarchy(ctx, args[0], sf, zarr.Options{})
+			o, n, err := openNode(ctx, args[0], sf, args[1])
 			if err != nil {
 				return err
 			}
 			defer o.close()
-			n, err := o.node(ctx, args[1])
-			if err != nil {
-				return err
-			}
 			var children []*zarr.Node
 			if n.Kind == zarr.KindGroup {
 				if children, err = o.h.Children(ctx, n.Path); err != nil {

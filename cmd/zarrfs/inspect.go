@@ -25,19 +25,15 @@ var lsCommand = command{
 	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
 		sf := storeFlagsFor(fl)
 		return func(ctx context.Context, e *env, args []string) error {
-			o, err := openHierarchy(ctx, args[0], sf, zarr.Options{})
-			if err != nil {
-				return err
-			}
-			defer o.close()
 			path := ""
 			if len(args) > 1 {
 				path = args[1]
 			}
-			n, err := o.node(ctx, path)
+			o, n, err := openNode(ctx, args[0], sf, path)
 			if err != nil {
 				return err
 			}
+			defer o.close()
 			nodes := []*zarr.Node{n}
 			if n.Kind != zarr.KindArray {
 				// A group's children, also when its own metadata is
@@ -122,15 +118,11 @@ var treeCommand = command{
 	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
 		sf := storeFlagsFor(fl)
 		return func(ctx context.Context, e *env, args []string) error {
-			o, err := openHierarchy(ctx, args[0], sf, zarr.Options{})
+			o, root, err := openNode(ctx, args[0], sf, "")
 			if err != nil {
 				return err
 			}
 			defer o.close()
-			root, err := o.node(ctx, "")
-			if err != nil {
-				return err
-			}
 			w := bufio.NewWriter(e.stdout)
 			fmt.Fprintln(w, treeLine(root))
 			if err := o.tree(ctx, w, root, ""); err != nil {
@@ -184,15 +176,11 @@ var infoCommand = command{
 		asJSON := fl.Bool("json", false, "print JSON instead of text")
 		sf := storeFlagsFor(fl)
 		return func(ctx context.Context, e *env, args []string) error {
-			o, err := openHierarchy(ctx, args[0], sf, zarr.Options{})
+			o, n, err := openNode(ctx, args[0], sf, args[1])
 			if err != nil {
 				return err
 			}
 			defer o.close()
-			n, err := o.node(ctx, args[1])
-			if err != nil {
-				return err
-			}
 			if !*asJSON {
 				var children []*zarr.Node
 				if n.Kind != zarr.KindArray {
@@ -244,15 +232,11 @@ var previewCommand = command{
 		fl.Var(&budget, "preview-budget", "most decoded chunks the preview reads (e.g. 256MiB)")
 		sf := storeFlagsFor(fl)
 		return func(ctx context.Context, e *env, args []string) error {
-			o, err := openHierarchy(ctx, args[0], sf, zarr.Options{})
+			o, n, err := openNode(ctx, args[0], sf, args[1])
 			if err != nil {
 				return err
 			}
 			defer o.close()
-			n, err := o.node(ctx, args[1])
-			if err != nil {
-				return err
-			}
 			v := view.New(o.h, view.Config{Previews: true, PreviewBudget: int64(budget)})
 			f := view.Find(v.Files(n, nil), "preview.png")
 			if f == nil {
@@ -278,15 +262,11 @@ var catCommand = command{
 	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
 		sf := storeFlagsFor(fl)
 		return func(ctx context.Context, e *env, args []string) error {
-			o, err := openHierarchy(ctx, args[0], sf, zarr.Options{})
+			o, n, err := openNode(ctx, args[0], sf, args[1])
 			if err != nil {
 				return err
 			}
 			defer o.close()
-			n, err := o.node(ctx, args[1])
-			if err != nil {
-				return err
-			}
 			if err := cat(ctx, e.stdout, n); err != nil {
 				return o.errorf(args[1], err)
 			}

@@ -61,14 +61,21 @@ func closeStore(st store.Store) {
 	}
 }
 
-// node returns the node at path, with an error naming the store and the
-// node.
-func (o *opened) node(ctx context.Context, path string) (*zarr.Node, error) {
+// openNode opens the hierarchy in the store STORE names, as the
+// subcommands that read one node do, and returns the node at path, with an
+// error naming the store and the node. On error nothing is left open.
+func openNode(ctx context.Context, spec string, sf *storeFlags, path string) (*opened, *zarr.Node, error) {
+	o, err := openHierarchy(ctx, spec, sf, zarr.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
 	n, err := o.h.Node(ctx, path)
 	if err != nil {
-		return nil, o.errorf(path, err)
+		err = o.errorf(path, err)
+		o.close()
+		return nil, nil, err
 	}
-	return n, nil
+	return o, n, nil
 }
 
 // errorf names the store and the node in err, unless the engine did.
