@@ -104,6 +104,35 @@ func (s *Server) hangCh() chan struct{} {
 	return s.hang
 }
 
+// answer carries out the fault act before the request r is served: it
+// waits delay, then hangs until hang's channel closes or answers with
+// act.Status. It reports whether r is done with (answered, hung up on or
+// gone), so that the caller must not serve it.
+func (act Action) answer(w http.ResponseWriter, r *http.Request, delay time.Duration, hang func() chan struct{}) bool {
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return true
+		}
+	}
+	if act.Hang {
+		select {
+		case <-hang():
+		case <-r.Context().Done():
+		}
+		return true
+	}
+	if act.Status != 0 {
+		if act.RetryAfter != "" {
+			w.Header().Set("Retry-After", act.RetryAfter)
+		}
+		http.Error(w, http.StatusText(act.Status), act.Status)
+		return true
+	}
+	return false
+}
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	kind := r.Method
 	if r.Header.Get("Range") != "" {
@@ -125,25 +154,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if fault != nil {
 		act = fault(r, n)
 	}
-	if act.Delay > 0 {
-		select {
-		case <-time.After(act.Delay):
-		case <-r.Context().Done():
-			return
-		}
-	}
-	if act.Hang {
-		select {
-		case <-s.hangCh():
-		case <-r.Context().Done():
-		}
-		return
-	}
-	if act.Status != 0 {
-		if act.RetryAfter != "" {
-			w.Header().Set("Retry-After", act.RetryAfter)
-		}
-		http.Error(w, http.StatusText(act.Status), act.Status)
+	if act.answer(w, r, act.Delay, s.hangCh) {
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -279,25 +290,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if fault != nil {
 		act = fault(r, n)
 	}
-	if d := p.Latency + act.Delay; d > 0 {
-		select {
-		case <-time.After(d):
-		case <-r.Context().Done():
-			return
-		}
-	}
-	if act.Hang {
-		select {
-		case <-p.hangCh():
-		case <-r.Context().Done():
-		}
-		return
-	}
-	if act.Status != 0 {
-		if act.RetryAfter != "" {
-			w.Header().Set("Retry-After", act.RetryAfter)
-		}
-		http.Error(w, http.StatusText(act.Status), act.Status)
+	if act.answer(w, r, p.Latency+act.Delay, p.hangCh) {
 		return
 	}
 	p.rp.ServeHTTP(w, r)
