@@ -107,12 +107,7 @@ func New(rawURL string, opts Options) (*Store, error) {
 func (s *Store) String() string { return s.name }
 
 // Close closes idle connections of the store's own transport.
-func (s *Store) Close() error {
-	if s.own != nil {
-		s.own.CloseIdleConnections()
-	}
-	return nil
-}
+func (s *Store) Close() error { return remote.CloseOwn(s.own) }
 
 // URL returns the URL of key.
 func (s *Store) URL(key string) string {

@@ -349,3 +349,13 @@ func NewTransport(conns int) *http.Transport {
 	t.IdleConnTimeout = time.Minute
 	return t
 }
+
+// CloseOwn closes the idle connections of t, the transport a store made
+// with NewTransport, or does nothing when t is nil (the store's caller gave
+// it a client or transport of its own). Stores call it from Close.
+func CloseOwn(t *http.Transport) error {
+	if t != nil {
+		t.CloseIdleConnections()
+	}
+	return nil
+}

@@ -194,12 +194,7 @@ func New(bucket, prefix string, opts Options) (*Store, error) {
 func (s *Store) String() string { return s.name }
 
 // Close closes idle connections of the store's own transport.
-func (s *Store) Close() error {
-	if s.own != nil {
-		s.own.CloseIdleConnections()
-	}
-	return nil
-}
+func (s *Store) Close() error { return remote.CloseOwn(s.own) }
 
 // object returns the object name of key.
 func (s *Store) object(key string) string { return s.prefix + key }
