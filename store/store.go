@@ -204,6 +204,15 @@ func ValidatePrefix(prefix string) error {
 	return ValidateDir(strings.TrimSuffix(prefix, "/"))
 }
 
+// CheckKey is what a store's Get, Stat, Set and Delete do first: it
+// validates key and reports ctx's error, if any.
+func CheckKey(ctx context.Context, key string) error {
+	if err := ValidateKey(key); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
 // CheckListDir is what every ListDir does first: it validates dir and
 // reports ctx's error, if any.
 func CheckListDir(ctx context.Context, dir string) error {

@@ -152,10 +152,7 @@ type readFile interface {
 
 // open opens key for reading and returns it with its file information.
 func (s *Store) open(ctx context.Context, key string) (readFile, fs.FileInfo, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return nil, nil, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckKey(ctx, key); err != nil {
 		return nil, nil, err
 	}
 	// O_NONBLOCK: opening a named pipe must not wait for a writer.
@@ -284,10 +281,7 @@ func (s *Store) readFull(ctx context.Context, f io.ReaderAt, key string, buf []b
 
 // Stat returns the size and modification time of the file key.
 func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return store.Info{}, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckKey(ctx, key); err != nil {
 		return store.Info{}, err
 	}
 	fi, err := s.stat(key)

@@ -63,10 +63,7 @@ func FromMap(m map[string][]byte) (*Store, error) {
 func (s *Store) String() string { return s.name }
 
 func (s *Store) lookup(ctx context.Context, key string) (entry, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return entry{}, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckKey(ctx, key); err != nil {
 		return entry{}, err
 	}
 	s.mu.RLock()
@@ -118,10 +115,7 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 
 // Set stores a copy of value under key.
 func (s *Store) Set(ctx context.Context, key string, value []byte) error {
-	if err := store.ValidateKey(key); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckKey(ctx, key); err != nil {
 		return err
 	}
 	v := cloneNonNil(value)
@@ -133,10 +127,7 @@ func (s *Store) Set(ctx context.Context, key string, value []byte) error {
 
 // Delete removes key; a missing key is not an error.
 func (s *Store) Delete(ctx context.Context, key string) error {
-	if err := store.ValidateKey(key); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckKey(ctx, key); err != nil {
 		return err
 	}
 	s.mu.Lock()

@@ -50,10 +50,7 @@ func (c *Infos) Forget(key string) {
 // is known of key, and otherwise asks fetch (which retries as it must) and
 // keeps its answer.
 func (c *Infos) Stat(ctx context.Context, key string, fetch func(ctx context.Context) (store.Info, error)) (store.Info, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return store.Info{}, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckKey(ctx, key); err != nil {
 		return store.Info{}, err
 	}
 	c.mu.Lock()

@@ -79,10 +79,7 @@ func (w *Writer) String() string { return "zip writer " + w.name }
 
 // Set appends a member named key holding value. A key can be set once.
 func (w *Writer) Set(ctx context.Context, key string, value []byte) error {
-	if err := store.ValidateKey(key); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckKey(ctx, key); err != nil {
 		return err
 	}
 	w.mu.Lock()
@@ -113,10 +110,7 @@ var errClosed = errors.New("archive already closed")
 // Delete succeeds for a key that was never written (there is nothing to
 // delete) and fails with ErrWriteOnce for one that was.
 func (w *Writer) Delete(ctx context.Context, key string) error {
-	if err := store.ValidateKey(key); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckKey(ctx, key); err != nil {
 		return err
 	}
 	w.mu.Lock()

@@ -224,10 +224,7 @@ func (s *Store) Close() error {
 }
 
 func (s *Store) lookup(ctx context.Context, key string) (*member, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckKey(ctx, key); err != nil {
 		return nil, err
 	}
 	m := s.members[key]
