@@ -213,6 +213,19 @@ func CheckKey(ctx context.Context, key string) error {
 	return ctx.Err()
 }
 
+// CheckWrite is what a writable store's Set and Delete (op) do first: it
+// validates key, refuses with ErrReadOnly when the store s was opened
+// read-only, and reports ctx's error, if any.
+func CheckWrite(ctx context.Context, s Store, op, key string, readOnly bool) error {
+	if err := ValidateKey(key); err != nil {
+		return err
+	}
+	if readOnly {
+		return fmt.Errorf("%s: %s %q: %w", s, op, key, ErrReadOnly)
+	}
+	return ctx.Err()
+}
+
 // CheckListDir is what every ListDir does first: it validates dir and
 // reports ctx's error, if any.
 func CheckListDir(ctx context.Context, dir string) error {

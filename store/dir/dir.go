@@ -297,13 +297,7 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 // Set writes value to the file key through a temporary file and a rename,
 // creating parent folders as needed.
 func (s *Store) Set(ctx context.Context, key string, value []byte) error {
-	if err := store.ValidateKey(key); err != nil {
-		return err
-	}
-	if s.readOnly {
-		return fmt.Errorf("%s: set %q: %w", s, key, store.ErrReadOnly)
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckWrite(ctx, s, "set", key, s.readOnly); err != nil {
 		return err
 	}
 	parent := ""
@@ -347,13 +341,7 @@ func (s *Store) createTemp(parent string) (string, *os.File, error) {
 // Delete removes the file key. A missing key, or a key that names a folder,
 // is not an error and changes nothing.
 func (s *Store) Delete(ctx context.Context, key string) error {
-	if err := store.ValidateKey(key); err != nil {
-		return err
-	}
-	if s.readOnly {
-		return fmt.Errorf("%s: delete %q: %w", s, key, store.ErrReadOnly)
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckWrite(ctx, s, "delete", key, s.readOnly); err != nil {
 		return err
 	}
 	fi, err := s.root.Lstat(key)

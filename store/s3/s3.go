@@ -400,13 +400,7 @@ func (s *Store) ListPrefix(ctx context.Context, prefix string) ([]string, error)
 
 // Set stores value under key with PutObject.
 func (s *Store) Set(ctx context.Context, key string, value []byte) error {
-	if err := store.ValidateKey(key); err != nil {
-		return err
-	}
-	if s.readOnly {
-		return fmt.Errorf("%s: set %s: %w", s, key, store.ErrReadOnly)
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckWrite(ctx, s, "set", key, s.readOnly); err != nil {
 		return err
 	}
 	defer s.infos.Forget(key) // after the write too: a read racing with it may have kept the old value's
@@ -424,13 +418,7 @@ func (s *Store) Set(ctx context.Context, key string, value []byte) error {
 
 // Delete removes the object of key; a missing one is not an error.
 func (s *Store) Delete(ctx context.Context, key string) error {
-	if err := store.ValidateKey(key); err != nil {
-		return err
-	}
-	if s.readOnly {
-		return fmt.Errorf("%s: delete %s: %w", s, key, store.ErrReadOnly)
-	}
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckWrite(ctx, s, "delete", key, s.readOnly); err != nil {
 		return err
 	}
 	defer s.infos.Forget(key)
