@@ -31,18 +31,30 @@ func xzCheckSize(id byte) int {
 	return 4 << ((id - 1) / 3)
 }
 
-// xzHash returns the hash of a check ID, or nil for none and for IDs
-// liblzma cannot verify either (which it decodes without checking).
-func xzHash(id byte) hash.Hash {
+// xzCheck returns the check of data under a check ID, as a block stores
+// it, or nil for none and for IDs liblzma cannot verify either (which it
+// decodes without checking).
+func xzCheck(id byte, data []byte) []byte {
+	var h hash.Hash
 	switch id {
 	case 1:
-		return crc32.NewIEEE()
+		h = crc32.NewIEEE()
 	case 4:
-		return crc64.New(crc64Table)
+		h = crc64.New(crc64Table)
 	case 10:
-		return sha256.New()
+		h = sha256.New()
+	default:
+		return nil
 	}
-	return nil
+	h.Write(data)
+	sum := h.Sum(nil)
+	if id != 10 {
+		// CRC32 and CRC64 are stored little-endian.
+		for l, r := 0, len(sum)-1; l < r; l, r = l+1, r-1 {
+			sum[l], sum[r] = sum[r], sum[l]
+		}
+	}
+	return sum
 }
 
 // xzBlock is one block of an xz stream.
@@ -109,18 +121,8 @@ func (b xzBlock) decode(dst []byte, checkID byte) error {
 	for i := len(b.filters) - 1; i >= 0; i-- {
 		b.filters[i].apply(dst, false)
 	}
-	if h := xzHash(checkID); h != nil {
-		h.Write(dst)
-		sum := h.Sum(nil)
-		if checkID != 10 {
-			// CRC32 and CRC64 are stored little-endian.
-			for l, r := 0, len(sum)-1; l < r; l, r = l+1, r-1 {
-				sum[l], sum[r] = sum[r], sum[l]
-			}
-		}
-		if !bytes.Equal(sum, b.check) {
-			return fmt.Errorf("check mismatch")
-		}
+	if sum := xzCheck(checkID, dst); sum != nil && !bytes.Equal(sum, b.check) {
+		return fmt.Errorf("check mismatch")
 	}
 	return nil
 }
@@ -329,14 +331,7 @@ func xzEncode(data []byte, filters []preFilter, dict int, checkID byte) ([]byte,
 		out = append(out, 0)
 	}
 	// The check follows the padding; the unpadded size counts it.
-	if hs := xzHash(checkID); hs != nil {
-		hs.Write(data)
-		sum := hs.Sum(nil)
-		if checkID != 10 {
-			for l, r := 0, len(sum)-1; l < r; l, r = l+1, r-1 {
-				sum[l], sum[r] = sum[r], sum[l]
-			}
-		}
+	if sum := xzCheck(checkID, data); sum != nil {
 		out = append(out, sum...)
 		unpadded += len(sum)
 	}
