@@ -43,19 +43,44 @@ func deflateLevel(name string, cfg Config, def int) (int, error) {
 }
 
 // writerPools holds one pool of compressors per deflate level -1…9.
-type writerPools[W io.WriteCloser] struct {
+type writerPools[W interface {
+	io.WriteCloser
+	Reset(io.Writer)
+}] struct {
 	pools [11]sync.Pool
 	newW  func(level int) W
 }
 
-func (p *writerPools[W]) get(level int) W {
-	if w, ok := p.pools[level+1].Get().(W); ok {
-		return w
+// encode compresses data at level with a pooled compressor, for the codec
+// name.
+func (p *writerPools[W]) encode(name string, level int, data []byte) ([]byte, error) {
+	w, ok := p.pools[level+1].Get().(W)
+	if !ok {
+		w = p.newW(level)
 	}
-	return p.newW(level)
+	defer p.pools[level+1].Put(w)
+	var buf bytes.Buffer
+	w.Reset(&buf)
+	if err := writeAll(name, w, data); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
-func (p *writerPools[W]) put(level int, w W) { p.pools[level+1].Put(w) }
+// decodeStream decodes data: whole (package inflate, through c) when its
+// decoded size is known, else through the streaming reader open returns
+// (a vlen chunk).
+func decodeStream(c DecoderInto, name string, data []byte, decodedSize int, open func([]byte) (io.Reader, func(), error)) ([]byte, error) {
+	if decodedSize >= 0 {
+		return decodeNew(c, data, decodedSize)
+	}
+	r, done, err := open(data)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return readExact(r, name, decodedSize)
+}
 
 // Gzip is the bytes→bytes codec "gzip" (RFC 1952), numcodecs GZip.
 type Gzip struct {
@@ -86,14 +111,7 @@ func (Gzip) EncodedSize(int) int { return -1 }
 
 // Encode implements BytesToBytes.
 func (c Gzip) Encode(data []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	w := gzipWriters.get(c.Level)
-	defer gzipWriters.put(c.Level, w)
-	w.Reset(&buf)
-	if err := writeAll("gzip", w, data); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return gzipWriters.encode("gzip", c.Level, data)
 }
 
 // Decode implements BytesToBytes. Concatenated members decode as one
@@ -101,15 +119,7 @@ func (c Gzip) Encode(data []byte) ([]byte, error) {
 // decoded whole (package inflate); one of unknown size (a vlen chunk)
 // through a streaming reader.
 func (c Gzip) Decode(data []byte, decodedSize int) ([]byte, error) {
-	if decodedSize >= 0 {
-		return decodeNew(c, data, decodedSize)
-	}
-	r, done, err := gzipReader(data)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	return readExact(r, "gzip", decodedSize)
+	return decodeStream(c, "gzip", data, decodedSize, gzipReader)
 }
 
 var _ DecoderInto = Gzip{}
@@ -179,29 +189,14 @@ func (Zlib) EncodedSize(int) int { return -1 }
 
 // Encode implements BytesToBytes.
 func (c Zlib) Encode(data []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	w := zlibWriters.get(c.Level)
-	defer zlibWriters.put(c.Level, w)
-	w.Reset(&buf)
-	if err := writeAll("zlib", w, data); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return zlibWriters.encode("zlib", c.Level, data)
 }
 
 // Decode implements BytesToBytes. A chunk of known size is decoded whole
 // (package inflate); one of unknown size (a vlen chunk) through a
 // streaming reader.
 func (c Zlib) Decode(data []byte, decodedSize int) ([]byte, error) {
-	if decodedSize >= 0 {
-		return decodeNew(c, data, decodedSize)
-	}
-	r, done, err := zlibReader(data)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	return readExact(r, "zlib", decodedSize)
+	return decodeStream(c, "zlib", data, decodedSize, zlibReader)
 }
 
 var _ DecoderInto = Zlib{}
