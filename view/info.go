@@ -2,7 +2,6 @@ package view
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -31,7 +30,7 @@ func InfoText(n *zarr.Node, children []*zarr.Node) string {
 			}
 			line := "  " + name + "\t" + c.Kind.String()
 			if a := c.Array; a != nil {
-				line += "\t" + shapeText(a.Shape) + "\t" + a.DataType.Name + "\t" + codecNames(a.Codecs)
+				line += "\t" + zarr.ShapeText(a.Shape) + "\t" + a.DataType.Name + "\t" + codecNames(a.Codecs)
 			}
 			tw.Write([]byte(strings.TrimRight(line, "\t") + "\n"))
 		}
@@ -42,18 +41,6 @@ func InfoText(n *zarr.Node, children []*zarr.Node) string {
 		b.WriteString(netcdfInfo(left))
 	}
 	return b.String()
-}
-
-// shapeText formats a shape as info.txt's shape line does ("24 × 90").
-func shapeText(shape []int64) string {
-	if len(shape) == 0 {
-		return "()"
-	}
-	s := make([]string, len(shape))
-	for i, d := range shape {
-		s[i] = strconv.FormatInt(d, 10)
-	}
-	return strings.Join(s, " × ")
 }
 
 // codecNames lists the names in a codec chain ("bytes,zstd").

@@ -100,8 +100,8 @@ func (i Info) Text() string {
 	line("kind", i.Kind)
 	line("format", "zarr "+i.Format)
 	if i.Shape != nil {
-		line("shape", dims(i.Shape))
-		line("chunks", dims(i.Chunks))
+		line("shape", ShapeText(i.Shape))
+		line("chunks", ShapeText(i.Chunks))
 		dt := i.DataType
 		if i.NumPy != "" && i.NumPy != dt {
 			dt += " (data: " + i.NumPy + ")"
@@ -126,8 +126,9 @@ func (i Info) Text() string {
 	return b.String()
 }
 
-// dims formats a shape as "100 × 200" ("()" for rank 0).
-func dims(d []int64) string {
+// ShapeText formats a shape as info.txt does: "100 × 200" ("()" for rank
+// 0).
+func ShapeText(d []int64) string {
 	if len(d) == 0 {
 		return "()"
 	}
