@@ -7,6 +7,41 @@ import (
 	"strings"
 )
 
+// numKey is a numeric element type's kind and size: the key of
+// formatTypes.
+type numKey struct {
+	kind byte
+	size int
+}
+
+// typeCodes is what each foreign format calls one numeric element type;
+// the zero value of a member means the format cannot store it.
+type typeCodes struct {
+	envi int    // ENVI's data type code
+	nrrd string // NRRD's type name; bools are their bytes (0 or 1)
+	nc   int32  // NetCDF's type; a bool is a byte, as xarray writes it
+	cdf5 bool   // nc needs the CDF-5 format (64-bit offset/classic lack it)
+}
+
+// formatTypes is the one table of the numeric element types the views
+// write against the formats: NetCDF and NRRD lack complex, ENVI int8,
+// none of them float16.
+var formatTypes = map[numKey]typeCodes{
+	{'b', 1}:  {1, "uint8", ncByte, false},
+	{'i', 1}:  {0, "int8", ncByte, false},
+	{'u', 1}:  {1, "uint8", ncUbyte, true},
+	{'i', 2}:  {2, "int16", ncShort, false},
+	{'u', 2}:  {12, "uint16", ncUshort, true},
+	{'i', 4}:  {3, "int32", ncInt, false},
+	{'u', 4}:  {13, "uint32", ncUint, true},
+	{'i', 8}:  {14, "int64", ncInt64, true},
+	{'u', 8}:  {15, "uint64", ncUint64, true},
+	{'f', 4}:  {4, "float", ncFloat, false},
+	{'f', 8}:  {5, "double", ncDouble, false},
+	{'c', 8}:  {6, "", 0, false},
+	{'c', 16}: {9, "", 0, false},
+}
+
 // elemType is an element type of `data` as the foreign-format views need
 // it: the NumPy kind character (b i u f c S U V M m), the size of an
 // element in bytes (28 for "<U7") and, for datetimes, the unit.

@@ -30,34 +30,11 @@ import (
 // grid stored south to north (latitude increasing) has a negative y size,
 // which GDAL reads as a south-up geotransform.
 
-// enviTypes maps an element type to ENVI's data type code; ENVI has no
+// enviType maps an element type to ENVI's data type code; ENVI has no
 // int8, float16, strings or structs.
 func enviType(t elemType) (int, bool) {
-	switch {
-	case t.kind == 'b' && t.size == 1, t.kind == 'u' && t.size == 1:
-		return 1, true
-	case t.kind == 'i' && t.size == 2:
-		return 2, true
-	case t.kind == 'i' && t.size == 4:
-		return 3, true
-	case t.kind == 'f' && t.size == 4:
-		return 4, true
-	case t.kind == 'f' && t.size == 8:
-		return 5, true
-	case t.kind == 'c' && t.size == 8:
-		return 6, true
-	case t.kind == 'c' && t.size == 16:
-		return 9, true
-	case t.kind == 'u' && t.size == 2:
-		return 12, true
-	case t.kind == 'u' && t.size == 4:
-		return 13, true
-	case t.kind == 'i' && t.size == 8:
-		return 14, true
-	case t.kind == 'u' && t.size == 8:
-		return 15, true
-	}
-	return 0, false
+	c := formatTypes[numKey{t.kind, t.size}].envi
+	return c, c != 0
 }
 
 // hasElements reports whether an array has at least one element (raster

@@ -71,32 +71,13 @@ const (
 // timedeltas are int64 counts of their unit.
 func ncTypeOf(t elemType) (typ int32, cdf5, ok bool) {
 	switch {
-	case t.kind == 'b' && t.size == 1, t.kind == 'i' && t.size == 1:
-		return ncByte, false, true
-	case t.kind == 'i' && t.size == 2:
-		return ncShort, false, true
-	case t.kind == 'i' && t.size == 4:
-		return ncInt, false, true
-	case t.kind == 'f' && t.size == 4:
-		return ncFloat, false, true
-	case t.kind == 'f' && t.size == 8:
-		return ncDouble, false, true
 	case t.kind == 'S', t.kind == 'U':
 		return ncChar, false, true
-	case t.kind == 'u' && t.size == 1:
-		return ncUbyte, true, true
-	case t.kind == 'u' && t.size == 2:
-		return ncUshort, true, true
-	case t.kind == 'u' && t.size == 4:
-		return ncUint, true, true
-	case t.kind == 'i' && t.size == 8:
-		return ncInt64, true, true
-	case t.kind == 'u' && t.size == 8:
-		return ncUint64, true, true
 	case (t.kind == 'M' || t.kind == 'm') && t.size == 8 && cfTimeUnits[t.unit] != "":
 		return ncInt64, true, true
 	}
-	return 0, false, false
+	c := formatTypes[numKey{t.kind, t.size}]
+	return c.nc, c.cdf5, c.nc != 0
 }
 
 // cfTimeUnits spells NumPy's datetime units as CF (UDUNITS) units.

@@ -17,29 +17,8 @@ import (
 // nrrdType maps an element type to NRRD's type name; NRRD has no float16,
 // complex, strings or structs. Bools are their bytes (0 or 1).
 func nrrdType(t elemType) (string, bool) {
-	switch {
-	case t.kind == 'i' && t.size == 1:
-		return "int8", true
-	case t.kind == 'b' && t.size == 1, t.kind == 'u' && t.size == 1:
-		return "uint8", true
-	case t.kind == 'i' && t.size == 2:
-		return "int16", true
-	case t.kind == 'u' && t.size == 2:
-		return "uint16", true
-	case t.kind == 'i' && t.size == 4:
-		return "int32", true
-	case t.kind == 'u' && t.size == 4:
-		return "uint32", true
-	case t.kind == 'i' && t.size == 8:
-		return "int64", true
-	case t.kind == 'u' && t.size == 8:
-		return "uint64", true
-	case t.kind == 'f' && t.size == 4:
-		return "float", true
-	case t.kind == 'f' && t.size == 8:
-		return "double", true
-	}
-	return "", false
+	name := formatTypes[numKey{t.kind, t.size}].nrrd
+	return name, name != ""
 }
 
 // nrrdHeader returns the detached NRRD header of an array's data, whose
