@@ -17,7 +17,7 @@ type numKey struct {
 // typeCodes is what each foreign format calls one numeric element type;
 // the zero value of a member means the format cannot store it.
 type typeCodes struct {
-	envi int    // ENVI's data type code
+	envi int    // ENVI's data type code (ENVI has no int8)
 	nrrd string // NRRD's type name; bools are their bytes (0 or 1)
 	nc   int32  // NetCDF's type; a bool is a byte, as xarray writes it
 	cdf5 bool   // nc needs the CDF-5 format (64-bit offset/classic lack it)
@@ -41,6 +41,10 @@ var formatTypes = map[numKey]typeCodes{
 	{'c', 8}:  {6, "", 0, false},
 	{'c', 16}: {9, "", 0, false},
 }
+
+// codes returns what the foreign formats call t, all zero for a type that
+// is not numeric.
+func (t elemType) codes() typeCodes { return formatTypes[numKey{t.kind, t.size}] }
 
 // elemType is an element type of `data` as the foreign-format views need
 // it: the NumPy kind character (b i u f c S U V M m), the size of an

@@ -30,13 +30,6 @@ import (
 // grid stored south to north (latitude increasing) has a negative y size,
 // which GDAL reads as a south-up geotransform.
 
-// enviType maps an element type to ENVI's data type code; ENVI has no
-// int8, float16, strings or structs.
-func enviType(t elemType) (int, bool) {
-	c := formatTypes[numKey{t.kind, t.size}].envi
-	return c, c != 0
-}
-
 // hasElements reports whether an array has at least one element (raster
 // and volume headers need at least one).
 func hasElements(a *zarr.Array) bool {
@@ -211,7 +204,7 @@ func (c *coordinate) step() (float64, bool) {
 // t; coords are the coordinate arrays of its dimensions (nil where none).
 func enviHeader(n *zarr.Node, t elemType, coords []*coordinate) []byte {
 	a := n.Array
-	code, _ := enviType(t)
+	code := t.codes().envi
 	shape := a.Shape
 	samples, lines, bands := int64(1), int64(1), int64(1)
 	rank := len(shape)

@@ -76,7 +76,7 @@ func ncTypeOf(t elemType) (typ int32, cdf5, ok bool) {
 	case (t.kind == 'M' || t.kind == 'm') && t.size == 8 && cfTimeUnits[t.unit] != "":
 		return ncInt64, true, true
 	}
-	c := formatTypes[numKey{t.kind, t.size}]
+	c := t.codes()
 	return c.nc, c.cdf5, c.nc != 0
 }
 

@@ -14,13 +14,6 @@ import (
 // NRRD lists sizes fastest axis first, so the C-order shape is reversed,
 // and so are the dimension names, its labels.
 
-// nrrdType maps an element type to NRRD's type name; NRRD has no float16,
-// complex, strings or structs. Bools are their bytes (0 or 1).
-func nrrdType(t elemType) (string, bool) {
-	name := formatTypes[numKey{t.kind, t.size}].nrrd
-	return name, name != ""
-}
-
 // nrrdHeader returns the detached NRRD header of an array's data, whose
 // elements are of NRRD type typ. A rank-0 array is one element along one
 // axis (NRRD has at least one).
@@ -72,11 +65,12 @@ func headerFiles(h *zarr.Hierarchy, n *zarr.Node) []File {
 		return nil
 	}
 	var fs []File
-	if _, ok := enviType(t); ok {
+	codes := t.codes()
+	if codes.envi != 0 {
 		fs = append(fs, &enviFile{h: h, node: n, elem: t})
 	}
-	if typ, ok := nrrdType(t); ok {
-		fs = append(fs, &bytesFile{name: "data.nhdr", data: nrrdHeader(a, typ)})
+	if codes.nrrd != "" {
+		fs = append(fs, &bytesFile{name: "data.nhdr", data: nrrdHeader(a, codes.nrrd)})
 	}
 	return fs
 }
