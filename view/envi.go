@@ -8,7 +8,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -47,46 +46,27 @@ type enviFile struct {
 	h    *zarr.Hierarchy
 	node *zarr.Node
 	elem elemType
+	rendered
+}
 
-	mu   sync.Mutex
-	text []byte
+// newEnviFile returns the data.hdr of node n, elements of type t.
+func newEnviFile(h *zarr.Hierarchy, n *zarr.Node, t elemType) *enviFile {
+	f := &enviFile{h: h, node: n, elem: t}
+	f.build = f.header
+	return f
 }
 
 func (f *enviFile) Name() string { return "data.hdr" }
 
-// render returns the header, made at the first call. A coordinate that
-// cannot be read counts as none, unless the caller gave up (ctx is done):
-// then nothing is kept and the next call reads it again, so a header never
-// loses its map info to an interrupted stat.
-func (f *enviFile) render(ctx context.Context) ([]byte, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.text == nil {
-		coords := f.coordinates(ctx)
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		f.text = enviHeader(f.node, f.elem, coords)
+// header makes the header. A coordinate that cannot be read counts as
+// none, unless the caller gave up (ctx is done): then nothing is kept, so
+// that no header loses its map info to an interrupted stat.
+func (f *enviFile) header(ctx context.Context) ([]byte, error) {
+	coords := f.coordinates(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	return f.text, nil
-}
-
-func (f *enviFile) Size(ctx context.Context) (int64, error) {
-	text, err := f.render(ctx)
-	return int64(len(text)), err
-}
-
-func (f *enviFile) Check(ctx context.Context) error {
-	_, err := f.render(ctx)
-	return err
-}
-
-func (f *enviFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
-	text, err := f.render(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return readBytes(text, p, off)
+	return enviHeader(f.node, f.elem, coords), nil
 }
 
 // coordinates returns the values of the arrays named as each dimension of

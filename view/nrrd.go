@@ -67,7 +67,7 @@ func headerFiles(h *zarr.Hierarchy, n *zarr.Node) []File {
 	var fs []File
 	codes := t.codes()
 	if codes.envi != 0 {
-		fs = append(fs, &enviFile{h: h, node: n, elem: t})
+		fs = append(fs, newEnviFile(h, n, t))
 	}
 	if codes.nrrd != "" {
 		fs = append(fs, &bytesFile{name: "data.nhdr", data: nrrdHeader(a, codes.nrrd)})

@@ -17,20 +17,20 @@ import (
 // tried again at the next call.
 type textFile struct {
 	node *zarr.Node
+	rendered
+}
 
-	mu   sync.Mutex
-	text []byte // nil until rendered
+// newTextFile returns the data.txt of the array node n.
+func newTextFile(n *zarr.Node) *textFile {
+	f := &textFile{node: n}
+	f.build = f.lines
+	return f
 }
 
 func (f *textFile) Name() string { return "data.txt" }
 
-// render returns the file's content, rendering it on first use.
-func (f *textFile) render(ctx context.Context) ([]byte, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.text != nil {
-		return f.text, nil
-	}
+// lines renders the file's content.
+func (f *textFile) lines(ctx context.Context) ([]byte, error) {
 	if f.node.Err != nil {
 		return nil, f.node.Err
 	}
@@ -38,28 +38,55 @@ func (f *textFile) render(ctx context.Context) ([]byte, error) {
 	if err := WriteText(ctx, &b, f.node.Array); err != nil {
 		return nil, err
 	}
-	f.text = append([]byte{}, b.Bytes()...) // not nil, even when empty
-	return f.text, nil
-}
-
-// Size is the length of the rendered text.
-func (f *textFile) Size(ctx context.Context) (int64, error) {
-	text, err := f.render(ctx)
-	return int64(len(text)), err
-}
-
-// Check renders the text: it fails when the elements cannot be read.
-func (f *textFile) Check(ctx context.Context) error {
-	_, err := f.render(ctx)
-	return err
+	return b.Bytes(), nil
 }
 
 // Xattrs are the array's.
 func (f *textFile) Xattrs() []Xattr { return ArrayXattrs(f.node.Array, f.node.Format) }
 
-// ReadAt copies from the rendered text.
-func (f *textFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
-	text, err := f.render(ctx)
+// rendered is the content of a file made whole at its first use (data.hdr,
+// data.txt) and kept: it gives the file that embeds it Size, Check and
+// ReadAt. A failed build is tried again at the next call.
+type rendered struct {
+	build func(context.Context) ([]byte, error)
+
+	mu   sync.Mutex
+	text []byte // nil until built
+}
+
+// render returns the content, building it at the first call.
+func (r *rendered) render(ctx context.Context) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.text != nil {
+		return r.text, nil
+	}
+	text, err := r.build(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if text == nil {
+		text = []byte{} // not nil, even when empty
+	}
+	r.text = text
+	return text, nil
+}
+
+// Size is the length of the content.
+func (r *rendered) Size(ctx context.Context) (int64, error) {
+	text, err := r.render(ctx)
+	return int64(len(text)), err
+}
+
+// Check builds the content: it fails when that fails.
+func (r *rendered) Check(ctx context.Context) error {
+	_, err := r.render(ctx)
+	return err
+}
+
+// ReadAt copies from the content.
+func (r *rendered) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	text, err := r.render(ctx)
 	if err != nil {
 		return 0, err
 	}

@@ -94,7 +94,7 @@ func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 		case a == nil:
 			fs = append(fs, &dataFile{name: "data", node: n})
 		case a.Variable():
-			fs = append(fs, &textFile{node: n})
+			fs = append(fs, newTextFile(n))
 		default:
 			fs = append(fs, &dataFile{name: "data", node: n},
 				&dataFile{name: "data.npy", node: n, header: NpyHeader(a.DataType.NumPy, a.Shape)})
