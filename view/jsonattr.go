@@ -83,6 +83,37 @@ func (p *jsonParser) literal(s string) bool {
 	return false
 }
 
+// eat skips white space and then the byte c, reporting whether c was there.
+func (p *jsonParser) eat(c byte) bool {
+	p.skip()
+	if p.i < len(p.doc) && p.doc[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// list reads the members of an object or the items of an array, its
+// opening byte read, up to its closing byte end: elem reads one, and a
+// comma stands between them.
+func (p *jsonParser) list(end byte, elem func() error) error {
+	if p.eat(end) {
+		return nil
+	}
+	for {
+		if err := elem(); err != nil {
+			return err
+		}
+		if p.eat(',') {
+			continue
+		}
+		if p.eat(end) {
+			return nil
+		}
+		return errJSON
+	}
+}
+
 func (p *jsonParser) value(depth int) (jsonValue, error) {
 	if depth > maxJSONDepth {
 		return jsonValue{}, errors.New("JSON nested too deep")
@@ -95,60 +126,41 @@ func (p *jsonParser) value(depth int) (jsonValue, error) {
 	case c == '{':
 		p.i++
 		v := jsonValue{kind: jsonObject}
-		p.skip()
-		if p.i < len(p.doc) && p.doc[p.i] == '}' {
-			p.i++
-			return v, nil
-		}
-		for {
+		err := p.list('}', func() error {
 			p.skip()
 			name, err := p.string()
 			if err != nil {
-				return jsonValue{}, err
+				return err
 			}
-			if p.skip(); p.i >= len(p.doc) || p.doc[p.i] != ':' {
-				return jsonValue{}, errJSON
+			if !p.eat(':') {
+				return errJSON
 			}
-			p.i++
 			item, err := p.value(depth + 1)
 			if err != nil {
-				return jsonValue{}, err
+				return err
 			}
 			v.members = append(v.members, jsonMember{name, item})
-			if p.skip(); p.i < len(p.doc) && p.doc[p.i] == ',' {
-				p.i++
-				continue
-			}
-			if p.i < len(p.doc) && p.doc[p.i] == '}' {
-				p.i++
-				return v, nil
-			}
-			return jsonValue{}, errJSON
+			return nil
+		})
+		if err != nil {
+			return jsonValue{}, err
 		}
+		return v, nil
 	case c == '[':
 		p.i++
 		v := jsonValue{kind: jsonArray}
-		p.skip()
-		if p.i < len(p.doc) && p.doc[p.i] == ']' {
-			p.i++
-			return v, nil
-		}
-		for {
+		err := p.list(']', func() error {
 			item, err := p.value(depth + 1)
 			if err != nil {
-				return jsonValue{}, err
+				return err
 			}
 			v.items = append(v.items, item)
-			if p.skip(); p.i < len(p.doc) && p.doc[p.i] == ',' {
-				p.i++
-				continue
-			}
-			if p.i < len(p.doc) && p.doc[p.i] == ']' {
-				p.i++
-				return v, nil
-			}
-			return jsonValue{}, errJSON
+			return nil
+		})
+		if err != nil {
+			return jsonValue{}, err
 		}
+		return v, nil
 	case c == '"':
 		s, err := p.string()
 		return jsonValue{kind: jsonString, str: s}, err
