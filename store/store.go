@@ -28,6 +28,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
+	"slices"
 	"strings"
 	"time"
 )
@@ -242,6 +244,42 @@ func CheckListPrefix(ctx context.Context, prefix string) error {
 		return err
 	}
 	return ctx.Err()
+}
+
+// DirPrefix returns what the keys in the folder dir start with: dir and a
+// slash, or "" for the root.
+func DirPrefix(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return dir + "/"
+}
+
+// DirEntries is ListDir over a set of keys: the names of the keys directly
+// in the folder dir and of the folders below it, each sorted and never
+// nil. all holds the keys of the store in any order, or at least those
+// that start with DirPrefix(dir).
+func DirEntries(dir string, all iter.Seq[string]) (keys, prefixes []string) {
+	prefix := DirPrefix(dir)
+	seen := make(map[string]bool)
+	keys, prefixes = []string{}, []string{}
+	for k := range all {
+		rest, ok := strings.CutPrefix(k, prefix)
+		if !ok {
+			continue
+		}
+		if name, _, isDir := strings.Cut(rest, "/"); isDir {
+			if !seen[name] {
+				seen[name] = true
+				prefixes = append(prefixes, name)
+			}
+		} else {
+			keys = append(keys, rest)
+		}
+	}
+	slices.Sort(keys)
+	slices.Sort(prefixes)
+	return keys, prefixes
 }
 
 // Join joins key segments with "/", skipping empty ones.

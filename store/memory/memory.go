@@ -8,6 +8,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -142,30 +143,9 @@ func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []strin
 	if err := store.CheckListDir(ctx, dir); err != nil {
 		return nil, nil, err
 	}
-	prefix := ""
-	if dir != "" {
-		prefix = dir + "/"
-	}
-	seen := make(map[string]bool)
-	keys, prefixes = []string{}, []string{}
 	s.mu.RLock()
-	for k := range s.m {
-		rest, ok := strings.CutPrefix(k, prefix)
-		if !ok {
-			continue
-		}
-		if name, _, isDir := strings.Cut(rest, "/"); isDir {
-			if !seen[name] {
-				seen[name] = true
-				prefixes = append(prefixes, name)
-			}
-		} else {
-			keys = append(keys, rest)
-		}
-	}
-	s.mu.RUnlock()
-	slices.Sort(keys)
-	slices.Sort(prefixes)
+	defer s.mu.RUnlock()
+	keys, prefixes = store.DirEntries(dir, maps.Keys(s.m))
 	return keys, prefixes, nil
 }
 

@@ -440,23 +440,7 @@ func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []strin
 	if err := store.CheckListDir(ctx, dir); err != nil {
 		return nil, nil, err
 	}
-	p := ""
-	if dir != "" {
-		p = dir + "/"
-	}
-	keys, prefixes = []string{}, []string{}
-	for _, k := range s.span(p) {
-		name, _, isDir := strings.Cut(k[len(p):], "/")
-		if !isDir {
-			keys = append(keys, name)
-		} else if len(prefixes) == 0 || prefixes[len(prefixes)-1] != name {
-			prefixes = append(prefixes, name)
-		}
-	}
-	// Keys below one folder are adjacent, so prefixes holds no duplicate,
-	// but the folder names sort differently from the keys: "a.b/x" < "a/x"
-	// while "a" < "a.b".
-	slices.Sort(prefixes)
+	keys, prefixes = store.DirEntries(dir, slices.Values(s.span(store.DirPrefix(dir))))
 	return keys, prefixes, nil
 }
 
