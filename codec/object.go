@@ -165,10 +165,10 @@ func mpJSON(v mpValue) ([]byte, error) {
 	return nil, Unsupportedf("msgpack2 binary element in an object array")
 }
 
-// pyFloat formats f as Python's repr (and json module) does: positional
-// notation with at least one decimal for exponents from -4 to 15, else
-// scientific with a two-digit exponent at least; NaN and ±Infinity bare.
-func pyFloat(f float64) string {
+// NonFiniteName returns how JSON metadata and Python's json module spell a
+// float JSON has no number for: "NaN", "Infinity" or "-Infinity"; "" for a
+// finite f.
+func NonFiniteName(f float64) string {
 	switch {
 	case math.IsNaN(f):
 		return "NaN"
@@ -176,6 +176,16 @@ func pyFloat(f float64) string {
 		return "Infinity"
 	case math.IsInf(f, -1):
 		return "-Infinity"
+	}
+	return ""
+}
+
+// pyFloat formats f as Python's repr (and json module) does: positional
+// notation with at least one decimal for exponents from -4 to 15, else
+// scientific with a two-digit exponent at least; NaN and ±Infinity bare.
+func pyFloat(f float64) string {
+	if s := NonFiniteName(f); s != "" {
+		return s
 	}
 	if f == 0 || math.Abs(f) >= 1e-4 && math.Abs(f) < 1e16 {
 		s := strconv.FormatFloat(f, 'f', -1, 64)

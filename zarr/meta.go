@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/zarrfs/zarrfs/codec"
@@ -163,13 +162,8 @@ func pipelineError(err error) error {
 
 // jsonFloat returns f as a JSON value the way zarr writes fill values.
 func jsonFloat(f float64) any {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
+	if s := codec.NonFiniteName(f); s != "" {
+		return s
 	}
 	return f
 }
