@@ -131,7 +131,7 @@ RACE_FSX_OPS         ?= 20000
 
 test: deps lint
 	ZARRFS_REQUIRE_PEERS=1 $(GO) test -count=1 -timeout 12m $(PKGS)
-	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 10m $(RACE_PKGS)
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
 	@$(MAKE) --no-print-directory race-integration
 	@$(MAKE) --no-print-directory fuzz-short
 
