@@ -54,22 +54,14 @@ func multiscales(attrs []byte) [][]string {
 }
 
 // relPath cleans a dataset path relative to its group ("0", "./s1",
-// "a/b/"), refusing one that is empty, absolute or climbs out.
+// "a/b/") as zarr.CleanPath does, refusing one that is empty or absolute
+// besides.
 func relPath(p string) (string, bool) {
 	if strings.HasPrefix(p, "/") {
 		return "", false
 	}
-	var segs []string
-	for s := range strings.SplitSeq(p, "/") {
-		switch s {
-		case "", ".":
-			continue
-		case "..":
-			return "", false
-		}
-		segs = append(segs, s)
-	}
-	return strings.Join(segs, "/"), len(segs) > 0
+	q, err := zarr.CleanPath(p)
+	return q, err == nil && q != ""
 }
 
 // joinPath joins a node path and a path relative to it.

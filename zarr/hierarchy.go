@@ -219,7 +219,7 @@ func (h *Hierarchy) Format() Format { return h.format }
 // Node returns the node at path ("" or "/" is the root; "a/b"). A path
 // with no node wraps ErrNotExist. Nodes are loaded once.
 func (h *Hierarchy) Node(ctx context.Context, path string) (*Node, error) {
-	p, err := cleanPath(path)
+	p, err := CleanPath(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", h.st, err)
 	}
@@ -688,8 +688,9 @@ func (n *Node) Name() string {
 	return n.Path
 }
 
-// cleanPath turns a user path ("/a/b/", "a//b") into a node path ("a/b").
-func cleanPath(p string) (string, error) {
+// CleanPath turns a user path ("/a/b/", "a//b") into a node path ("a/b"),
+// refusing a ".." segment or a path that is not a valid store key.
+func CleanPath(p string) (string, error) {
 	var segs []string
 	for s := range strings.SplitSeq(p, "/") {
 		switch s {

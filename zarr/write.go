@@ -88,7 +88,7 @@ type ArrayMeta struct {
 // CreateGroup writes the metadata of a group at path (v2: .zgroup and
 // .zattrs when there are attributes; v3: zarr.json). Format 0 means v3.
 func CreateGroup(ctx context.Context, st WritableStore, path string, g GroupMeta) error {
-	p, err := cleanPath(path)
+	p, err := CleanPath(path)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func v3CodecJSON(c CodecSpec) v3Codec {
 // would, and returns the array ready for writing. The metadata is checked
 // by parsing it back; an unsupported codec or data type is an error.
 func CreateArray(ctx context.Context, st WritableStore, path string, m ArrayMeta) (*Array, error) {
-	p, err := cleanPath(path)
+	p, err := CleanPath(path)
 	if err != nil {
 		return nil, err
 	}
