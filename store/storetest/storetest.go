@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -267,11 +268,19 @@ func testOwnedValues(t *testing.T, s store.Store) {
 	}
 }
 
-func testListDir(t *testing.T, s store.Store) {
-	l, ok := s.(store.Lister)
+// implements returns s as the optional interface I, skipping the test
+// when s does not implement it.
+func implements[I any](t *testing.T, s store.Store) I {
+	t.Helper()
+	i, ok := s.(I)
 	if !ok {
-		t.Skipf("%s does not implement store.Lister", s)
+		t.Skipf("%s does not implement %s", s, reflect.TypeFor[I]())
 	}
+	return i
+}
+
+func testListDir(t *testing.T, s store.Store) {
+	l := implements[store.Lister](t, s)
 	ctx := context.Background()
 	tests := []struct {
 		dir            string
@@ -302,10 +311,7 @@ func testListDir(t *testing.T, s store.Store) {
 }
 
 func testListPrefix(t *testing.T, s store.Store) {
-	l, ok := s.(store.Lister)
-	if !ok {
-		t.Skipf("%s does not implement store.Lister", s)
-	}
+	l := implements[store.Lister](t, s)
 	ctx := context.Background()
 	all := slices.Sorted(maps.Keys(Data()))
 	tests := []struct {
@@ -350,10 +356,7 @@ func testListPrefix(t *testing.T, s store.Store) {
 }
 
 func testListEmpty(t *testing.T, s store.Store) {
-	l, ok := s.(store.Lister)
-	if !ok {
-		t.Skipf("%s does not implement store.Lister", s)
-	}
+	l := implements[store.Lister](t, s)
 	ctx := context.Background()
 	keys, prefixes, err := l.ListDir(ctx, "")
 	if err != nil || len(keys) != 0 || len(prefixes) != 0 {
@@ -369,10 +372,7 @@ func testListEmpty(t *testing.T, s store.Store) {
 }
 
 func testStat(t *testing.T, s store.Store) {
-	st, ok := s.(store.Stater)
-	if !ok {
-		t.Skipf("%s does not implement store.Stater", s)
-	}
+	st := implements[store.Stater](t, s)
 	ctx := context.Background()
 	for k, v := range Data() {
 		info, err := st.Stat(ctx, k)
