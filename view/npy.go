@@ -34,7 +34,7 @@ func NpyHeader(descr string, shape []int64) []byte {
 		b.WriteString(pyStr(descr))
 	}
 	b.WriteString(", 'fortran_order': False, 'shape': ")
-	b.WriteString(pyTuple(shape))
+	b.WriteString(PyTuple(shape))
 	b.WriteString(", }")
 	if len(shape) > 0 {
 		b.WriteString(strings.Repeat(" ", max(0, npyGrowthDigits-len(strconv.FormatInt(shape[0], 10)))))
@@ -73,9 +73,9 @@ func npyWrap(dict string, major byte) []byte {
 	return append(out, '\n')
 }
 
-// pyTuple formats shape as Python's repr of a tuple of ints: "()", "(3,)",
+// PyTuple formats shape as Python's repr of a tuple of ints: "()", "(3,)",
 // "(3, 4)".
-func pyTuple(shape []int64) string {
+func PyTuple(shape []int64) string {
 	var b strings.Builder
 	b.WriteByte('(')
 	for i, d := range shape {

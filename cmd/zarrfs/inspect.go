@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -73,7 +72,7 @@ func describe(n *zarr.Node) []string {
 		cols[1] += "/"
 	}
 	if a := n.Array; a != nil {
-		cols[2], cols[3], cols[4] = shapeString(a.Shape), a.DataType.Name, codecNames(a.Codecs)
+		cols[2], cols[3], cols[4] = view.PyTuple(a.Shape), a.DataType.Name, codecNames(a.Codecs)
 		if a.Err != nil && n.Err == nil {
 			cols = append(cols, "error: "+oneLine(a.Err.Error()))
 		}
@@ -82,18 +81,6 @@ func describe(n *zarr.Node) []string {
 		cols = append(cols, "error: "+oneLine(n.Err.Error()))
 	}
 	return cols
-}
-
-// shapeString formats a shape as NumPy does: (24, 90, 180), (5,), ().
-func shapeString(shape []int64) string {
-	s := make([]string, len(shape))
-	for i, d := range shape {
-		s[i] = strconv.FormatInt(d, 10)
-	}
-	if len(s) == 1 {
-		return "(" + s[0] + ",)"
-	}
-	return "(" + strings.Join(s, ", ") + ")"
 }
 
 // codecNames lists the names in a codec chain ("bytes,zstd").
