@@ -16,7 +16,6 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"github.com/zarrfs/zarrfs/store/memory"
 	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
 	"github.com/zarrfs/zarrfs/zarr/example"
@@ -26,11 +25,7 @@ import (
 func exampleNode(t testing.TB, path string) (*mountFS, *zarr.Node) {
 	t.Helper()
 	ctx := context.Background()
-	st := memory.New()
-	if err := example.Write(ctx, st); err != nil {
-		t.Fatal(err)
-	}
-	h, err := zarr.Open(ctx, st, zarr.Options{})
+	h, err := example.Open(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

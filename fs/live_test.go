@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zarrfs/zarrfs/internal/peertest"
 	"github.com/zarrfs/zarrfs/store/memory"
 	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
@@ -34,7 +35,7 @@ func TestSnapshotsRenewInTheBackground(t *testing.T) {
 	}
 	answers := make(chan answer)
 	var calls atomic.Int32
-	var logged lockedBuffer
+	var logged peertest.Buffer
 	vs := &snapshots{ttl: time.Nanosecond, log: &errorLog{logger: log.New(&logged, "", 0)}, views: view.Config{},
 		v: newSnapshot(h, 0, view.Config{}), at: time.Now().Add(-time.Hour),
 		reopen: func(ctx context.Context) (*zarr.Hierarchy, error) {

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/zarrfs/zarrfs/internal/peertest"
 	"github.com/zarrfs/zarrfs/store/dir"
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -73,7 +74,7 @@ func TestMountNoOpendir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var debug lockedBuffer
+	var debug peertest.Buffer
 	mnt := t.TempDir()
 	srv, err := Mount(mnt, h, Config{FsName: "big", Debug: true, Logger: log.New(&debug, "", 0)})
 	if err != nil {

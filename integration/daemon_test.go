@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zarrfs/zarrfs/internal/peertest"
 	"github.com/zarrfs/zarrfs/store/remote/remotetest"
 )
 
@@ -266,7 +267,7 @@ func TestDaemonHangingStore(t *testing.T) {
 // that the daemon found it (no warning to the caller).
 func TestDaemonSyslog(t *testing.T) {
 	store, mnt := daemonMount(t)
-	var got lockedBuffer
+	var got peertest.Buffer
 	listening := true
 	if st, err := os.Lstat("/dev/log"); err == nil {
 		c, err := net.Dial("unixgram", "/dev/log")
@@ -328,7 +329,7 @@ func TestDaemonCallerGone(t *testing.T) {
 	})
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			var out lockedBuffer
+			var out peertest.Buffer
 			logFile := filepath.Join(t.TempDir(), "zarrfs.log")
 			caller := exec.Command(zarrfsBin, url, mnt, "-o", "ro,store_timeout=30s,log_file="+logFile)
 			caller.Stdout, caller.Stderr = &out, &out
@@ -389,7 +390,7 @@ func TestMountInterruptedWhileOpening(t *testing.T) {
 		{"daemon", []string{url, mnt, "-o", "ro,store_timeout=0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var out lockedBuffer
+			var out peertest.Buffer
 			cmd := exec.Command(zarrfsBin, tc.args...)
 			cmd.Stdout, cmd.Stderr = &out, &out
 			before := requests()

@@ -435,7 +435,7 @@ func needFuse(t testing.TB) {
 type mounted struct {
 	dir    string
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *peertest.Buffer
 	// exited is closed when the process has exited, with waitErr set.
 	exited  chan struct{}
 	waitErr error
@@ -458,7 +458,7 @@ func mountStore(t testing.TB, store string, flags ...string) *mounted {
 // and waits for mnt to show a listing.
 func startMount(t testing.TB, mnt string, args ...string) *mounted {
 	t.Helper()
-	m := &mounted{dir: mnt, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	m := &mounted{dir: mnt, stderr: &peertest.Buffer{}, exited: make(chan struct{})}
 	m.cmd = exec.Command(zarrfsBin, args...)
 	m.cmd.Stderr = m.stderr
 	m.cmd.Stdout = m.stderr

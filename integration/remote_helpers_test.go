@@ -326,7 +326,7 @@ func mountUnlistable(t *testing.T, spec string) string {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(zarrfsBin, "mount", spec, mnt)
-	var stderr lockedBuffer
+	var stderr peertest.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -18,11 +18,7 @@ import (
 func exampleNode(t testing.TB, path string) (*zarr.Node, []File) {
 	t.Helper()
 	ctx := context.Background()
-	st := memory.New()
-	if err := example.Write(ctx, st); err != nil {
-		t.Fatal(err)
-	}
-	h, err := zarr.Open(ctx, st, zarr.Options{})
+	h, err := example.Open(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

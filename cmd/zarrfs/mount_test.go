@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/zarrfs/zarrfs/internal/peertest"
+
 	"context"
 	"math"
 	"os"
@@ -15,7 +17,7 @@ import (
 // startDemo runs `zarrfs demo MOUNTPOINT` in-process and waits until the
 // mount is up and the demo has printed its help. Only stat and open (no reads) are done on the mount from
 // this process.
-func startDemo(t *testing.T) (mnt string, sigs chan os.Signal, done chan int, out *lockedBuffer) {
+func startDemo(t *testing.T) (mnt string, sigs chan os.Signal, done chan int, out *peertest.Buffer) {
 	t.Helper()
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		t.Skip("no /dev/fuse: FUSE is unavailable here")
@@ -24,7 +26,7 @@ func startDemo(t *testing.T) (mnt string, sigs chan os.Signal, done chan int, ou
 	mnt = filepath.Join(t.TempDir(), "mnt") // demo creates it
 	sigs = make(chan os.Signal, 2)
 	done = make(chan int, 1)
-	out = &lockedBuffer{}
+	out = &peertest.Buffer{}
 	go func() {
 		done <- run(context.Background(), &env{stdout: out, stderr: out, signals: sigs}, []string{"demo", mnt})
 	}()
@@ -47,7 +49,7 @@ func startDemo(t *testing.T) (mnt string, sigs chan os.Signal, done chan int, ou
 }
 
 // waitExit waits for the command to exit and checks its status.
-func waitExit(t *testing.T, done chan int, within time.Duration, out *lockedBuffer) {
+func waitExit(t *testing.T, done chan int, within time.Duration, out *peertest.Buffer) {
 	t.Helper()
 	select {
 	case code := <-done:

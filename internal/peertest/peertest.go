@@ -6,6 +6,9 @@
 // When a peer is missing a test is skipped, unless ZARRFS_REQUIRE_PEERS=1
 // (set by `make test` and CI), in which case it fails: peer tests never
 // silently skip in CI.
+//
+// It also holds what tests of several packages share around the peers and
+// the processes they run: Buffer, for output written while a test reads it.
 package peertest
 
 import (

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/store/memory"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
@@ -36,6 +37,15 @@ const (
 	NumLats  = 90
 	NumLons  = 180
 )
+
+// Open writes the example hierarchy into a new memory store and opens it.
+func Open(ctx context.Context) (*zarr.Hierarchy, error) {
+	st := memory.New()
+	if err := Write(ctx, st); err != nil {
+		return nil, err
+	}
+	return zarr.Open(ctx, st, zarr.Options{})
+}
 
 // Write writes the example hierarchy into st, whose root must be empty.
 func Write(ctx context.Context, st zarr.WritableStore) error {
