@@ -50,8 +50,8 @@ func TestRemoteS3Peers(t *testing.T) {
 		ps := httptest.NewServer(proxy)
 		defer ps.Close()
 		mustZarrfs(t, "info", "--s3-endpoint", ps.URL, "s3://peers/v3cons.zarr", "sharded")
-		if c := proxy.Counts(); c["GET"]+c["GET range"] != 1 || len(c) != 1 {
-			t.Errorf("zarrfs info of a consolidated v3 hierarchy in S3 sent %v; want one GET", c)
+		if c := proxy.Counts(); c["GET"]+c["GET range"] != 2 || len(c) != 1 {
+			t.Errorf("zarrfs info of a consolidated v3 hierarchy in S3 sent %v; want two GETs (zarr.json, and .zmetadata at once)", c)
 		}
 	})
 	t.Run("v2", func(t *testing.T) {
@@ -156,8 +156,8 @@ func TestRemoteHTTPPeers(t *testing.T) {
 	})
 }
 
-// TestRemoteRequestCounts: opening a consolidated v3 hierarchy takes one
-// GET; reading one element of a sharded array takes two ranged GETs (the
+// TestRemoteRequestCounts: opening a consolidated v3 or v2 hierarchy takes
+// two GETs sent at once (zarr.json and .zmetadata); reading one element of a sharded array takes two ranged GETs (the
 // shard index, by its suffix, and the inner chunk).
 func TestRemoteRequestCounts(t *testing.T) {
 	rs := remoteData(t)
@@ -166,13 +166,12 @@ func TestRemoteRequestCounts(t *testing.T) {
 
 	srv.Counts()
 	mustZarrfs(t, "info", url+"/v3cons", "sharded")
-	if c := srv.Counts(); c["GET"]+c["GET range"] != 1 || len(c) != 1 {
-		t.Errorf("zarrfs info of a consolidated v3 hierarchy sent %v; want one GET", c)
+	if c := srv.Counts(); c["GET"]+c["GET range"] != 2 || len(c) != 1 {
+		t.Errorf("zarrfs info of a consolidated v3 hierarchy sent %v; want two GETs (zarr.json, and .zmetadata at once)", c)
 	}
-	// v2: zarr.json is tried first (404), then .zmetadata.
 	mustZarrfs(t, "info", url+"/v2cons", rs.v2[0].Path)
 	if c := srv.Counts(); c["GET"]+c["GET range"] != 2 || len(c) != 1 {
-		t.Errorf("zarrfs info of a consolidated v2 hierarchy sent %v; want two GETs (zarr.json missing, .zmetadata)", c)
+		t.Errorf("zarrfs info of a consolidated v2 hierarchy sent %v; want two GETs (zarr.json missing, .zmetadata, at once)", c)
 	}
 
 	hs, err := httpstore.New(url+"/v3cons", httpstore.Options{})

@@ -72,8 +72,21 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 	if opts.Remote {
 		h.workers = max(h.workers, opts.Concurrency)
 	}
+	// A remote store answers each request after a round trip: its root
+	// documents are asked for in two rounds (probeRoot), then used in the
+	// order below.
+	var probed map[string]probe
+	if opts.Remote {
+		probed = probeRoot(ctx, st)
+	}
 	get := func(key string) ([]byte, bool, error) {
-		b, _, err := getDocument(ctx, st, key)
+		var b []byte
+		var err error
+		if p, ok := probed[key]; ok {
+			b, err = p.b, p.err
+		} else {
+			b, _, err = getDocument(ctx, st, key)
+		}
 		switch {
 		case errors.Is(err, store.ErrNotExist):
 			return nil, false, nil
@@ -127,6 +140,40 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		return h, nil
 	}
 	return nil, fmt.Errorf("%s: no Zarr metadata (zarr.json, .zgroup, .zarray, .zmetadata or v1 meta) at the root: %w", st, ErrNotExist)
+}
+
+// probe is the outcome of reading one root document.
+type probe struct {
+	b   []byte
+	err error
+}
+
+// probeRoot reads the documents that tell a remote hierarchy's format in
+// two rounds of requests sent at once: zarr.json with .zmetadata (a v3
+// hierarchy, or a consolidated v2 one, opens in one round trip), then, if
+// neither is there, .zarray, .zgroup and the v1 meta document.
+func probeRoot(ctx context.Context, st store.Store) map[string]probe {
+	m := map[string]probe{}
+	for _, round := range [][]string{{v3Doc, v2Consolidated}, {v2ArrayDoc, v2GroupDoc, v1MetaDoc}} {
+		res := make([]probe, len(round))
+		var wg sync.WaitGroup
+		for i, key := range round {
+			wg.Go(func() {
+				b, _, err := getDocument(ctx, st, key)
+				res[i] = probe{b, err}
+			})
+		}
+		wg.Wait()
+		found := false
+		for i, key := range round {
+			m[key] = res[i]
+			found = found || !errors.Is(res[i].err, store.ErrNotExist)
+		}
+		if found {
+			break
+		}
+	}
+	return m
 }
 
 // remoteAheadTime is how much of a sequential reader's data a remote

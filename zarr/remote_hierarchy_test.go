@@ -202,3 +202,47 @@ func TestNoteReadRate(t *testing.T) {
 		t.Errorf("after a seek: %v %v %v", seq, cont, rate)
 	}
 }
+
+// Opening a remote hierarchy asks for zarr.json and .zmetadata at once (the
+// read of zarr.json waits until that of .zmetadata has started), and for
+// .zarray, .zgroup and the v1 document only when neither is there.
+func TestRemoteOpenProbesAtOnce(t *testing.T) {
+	ctx := context.Background()
+	st := treeStore(t, 1, 1)
+	zmetaStarted := make(chan struct{})
+	var once sync.Once
+	st.gate = func(key string) {
+		switch key {
+		case v2Consolidated:
+			once.Do(func() { close(zmetaStarted) })
+		case v3Doc:
+			select {
+			case <-zmetaStarted:
+			case <-time.After(20 * time.Second):
+				t.Error(".zmetadata was not asked for while zarr.json was being read")
+			}
+		}
+	}
+	h, err := Open(ctx, st, Options{Remote: true})
+	if err != nil || h.Format() != FormatV2 {
+		t.Fatalf("open: %v, %v", h, err)
+	}
+	gets, _ := st.counts()
+	want := map[string]int{v3Doc: 1, v2Consolidated: 1, v2ArrayDoc: 1, v2GroupDoc: 1, v1MetaDoc: 1}
+	if !maps.Equal(gets, want) {
+		t.Errorf("open read %v; want %v", gets, want)
+	}
+
+	// A consolidated hierarchy needs the first round only.
+	cons := &listingStore{Store: memStore(t, map[string]string{
+		".zgroup":    `{"zarr_format": 2}`,
+		".zmetadata": `{"zarr_consolidated_format": 1, "metadata": {".zgroup": {"zarr_format": 2}}}`,
+	}), gets: map[string]int{}, lists: map[string]int{}}
+	if _, err := Open(ctx, cons, Options{Remote: true}); err != nil {
+		t.Fatal(err)
+	}
+	gets, _ = cons.counts()
+	if want := map[string]int{v3Doc: 1, v2Consolidated: 1}; !maps.Equal(gets, want) {
+		t.Errorf("open of a consolidated hierarchy read %v; want %v", gets, want)
+	}
+}
