@@ -534,13 +534,27 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 	// go straight to the store (rawReader); otherwise once it is done.
 	// (The first read of a reader may be its only one: a read held up by
 	// the store, then given up, would otherwise leave loads behind it.)
+	// On a remote store, where waiting costs a round trip, a first read
+	// starts them at once too, and they are cancelled if the read is
+	// given up before it is done.
 	readAhead := sequential && a.cache != nil && !a.cache.noReadAhead
-	aheadStarted := readAhead && continues && a.rawReader() == nil
-	if aheadStarted {
-		a.readAhead(e0, e1, rate)
-	}
+	aheadStarted := readAhead && (continues || a.cache.aheadTime > 0) && a.rawReader() == nil
 	var direct bool
 	var err error
+	if aheadStarted {
+		ahead := context.Background()
+		if !continues {
+			var cancel context.CancelFunc
+			ahead, cancel = context.WithCancel(ahead)
+			stop := context.AfterFunc(ctx, cancel)
+			defer func() {
+				if stop() && err != nil {
+					cancel()
+				}
+			}()
+		}
+		a.readAhead(ahead, e0, e1, rate)
+	}
 	if off%item == 0 && n%item == 0 {
 		if direct, err = a.readDirect(ctx, p[:n], e0, e1); err == nil && !direct {
 			err = a.readElements(ctx, p[:n], e0, e1, !sequential, col)
@@ -562,7 +576,7 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 	// ahead in the store's files.
 	if readAhead && !direct {
 		if !aheadStarted {
-			a.readAhead(e0, e1, rate)
+			a.readAhead(context.Background(), e0, e1, rate)
 		}
 		a.dropBehind(e0, e1, 8*(e1-e0))
 	}
@@ -666,10 +680,11 @@ const readAheadTimeout = time.Minute
 // (Options.Remote) the window is also at least what the reader, at its
 // rate (bytes per second, from noteRead), reads in aheadTime, within the
 // same bound. Chunks cached or loading are passed over; loads that cannot
-// start at once are skipped.
-func (a *Array) readAhead(e0, e1 int64, rate float64) {
+// start at once are skipped. The loads end with ctx, or after
+// readAheadTimeout.
+func (a *Array) readAhead(ctx context.Context, e0, e1 int64, rate float64) {
 	c := a.cache
-	if c == nil || c.limit <= 0 || e1 >= a.layout.nelem {
+	if c == nil || c.limit <= 0 || e1 >= a.layout.nelem || ctx.Err() != nil {
 		return
 	}
 	// The read decodes its own chunks on one core; the read-ahead keeps
@@ -695,7 +710,7 @@ func (a *Array) readAhead(e0, e1 int64, rate float64) {
 		started++
 		go func() {
 			defer func() { <-c.prefetch }()
-			ctx, cancel := context.WithTimeout(context.Background(), readAheadTimeout)
+			ctx, cancel := context.WithTimeout(ctx, readAheadTimeout)
 			defer cancel()
 			v, _ := a.loadChunk(ctx, lin) // errors show again when the chunk is read
 			v.release()

@@ -318,6 +318,79 @@ func TestReadAheadNotBeforeFirstRead(t *testing.T) {
 	}
 }
 
+// TestRemoteReadAheadWithFirstRead: on a remote store, where waiting costs
+// a round trip, a sequential reader's first read starts loading the chunks
+// after its own at once: chunk 0 is held until chunk 1 is asked for.
+func TestRemoteReadAheadWithFirstRead(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	const chunk = 64 << 10
+	writeReadPathArray(t, mem, ArrayMeta{Format: FormatV3, Shape: []int64{4 * chunk}, ChunkShape: []int64{chunk}, DataType: "uint8", FillValue: 0}, 7)
+	st := &gatedStore{Store: mem, held: "a/c/0", until: "a/c/1", asked: make(chan struct{})}
+	n := openArrayNode(t, st, Options{Concurrency: 4, Remote: true})
+	if _, err := n.Array.ReadAt(ctx, make([]byte, chunk), 0); err != nil {
+		t.Fatal(err)
+	}
+	if st.timedOut.Load() {
+		t.Error("chunk 1 was not asked for while chunk 0, of a remote store's first read, loaded")
+	}
+}
+
+// hangingStore holds every chunk read until its context ends, and counts
+// those that end so.
+type hangingStore struct {
+	store.Store
+	started, ended chan string
+}
+
+func (h *hangingStore) Get(ctx context.Context, key string) ([]byte, error) {
+	if !strings.HasPrefix(key, "a/c/") {
+		return h.Store.Get(ctx, key)
+	}
+	h.started <- key
+	<-ctx.Done()
+	h.ended <- key
+	return nil, ctx.Err()
+}
+
+// TestRemoteReadAheadGivenUp: the loads a remote store's first read starts
+// ahead of itself end when the read is given up (a process killed while
+// its read waits on a hung store), rather than keep the store busy for
+// nobody.
+func TestRemoteReadAheadGivenUp(t *testing.T) {
+	mem := memory.New()
+	const chunk = 64 << 10
+	writeReadPathArray(t, mem, ArrayMeta{Format: FormatV3, Shape: []int64{4 * chunk}, ChunkShape: []int64{chunk}, DataType: "uint8", FillValue: 0}, 7)
+	st := &hangingStore{Store: mem, started: make(chan string, 16), ended: make(chan string, 16)}
+	n := openArrayNode(t, st, Options{Concurrency: 4, Remote: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := n.Array.ReadAt(ctx, make([]byte, chunk), 0)
+		done <- err
+	}()
+	// The read's chunk and the three after it are asked for, then the
+	// read is given up.
+	for range 4 {
+		select {
+		case <-st.started:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the first read and its read-ahead did not ask for 4 chunks")
+		}
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("a read given up succeeded")
+	}
+	for i := range 4 {
+		select {
+		case <-st.ended:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%d of 4 chunk reads ended with the read given up; the others still hold the store", i)
+		}
+	}
+}
+
 func TestWritesNotShadowedByCache(t *testing.T) {
 	ctx := context.Background()
 	st := memory.New()
