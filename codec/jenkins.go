@@ -78,7 +78,6 @@ func (c JenkinsLookup3) Decode(data []byte, decodedSize int) ([]byte, error) {
 
 // lookup3 is Bob Jenkins' hashlittle over bytes read little-endian.
 func lookup3(k []byte, initval uint32) uint32 {
-	rot := bits.RotateLeft32
 	a := 0xdeadbeef + uint32(len(k)) + initval
 	b, c := a, a
 	for len(k) > 12 {
@@ -86,24 +85,12 @@ func lookup3(k []byte, initval uint32) uint32 {
 		b += binary.LittleEndian.Uint32(k[4:])
 		c += binary.LittleEndian.Uint32(k[8:])
 		// mix
-		a -= c
-		a ^= rot(c, 4)
-		c += b
-		b -= a
-		b ^= rot(a, 6)
-		a += c
-		c -= b
-		c ^= rot(b, 8)
-		b += a
-		a -= c
-		a ^= rot(c, 16)
-		c += b
-		b -= a
-		b ^= rot(a, 19)
-		a += c
-		c -= b
-		c ^= rot(b, 4)
-		b += a
+		a, c = mixStep(a, c, b, 4)
+		b, a = mixStep(b, a, c, 6)
+		c, b = mixStep(c, b, a, 8)
+		a, c = mixStep(a, c, b, 16)
+		b, a = mixStep(b, a, c, 19)
+		c, b = mixStep(c, b, a, 4)
 		k = k[12:]
 	}
 	if len(k) == 0 {
@@ -115,19 +102,24 @@ func lookup3(k []byte, initval uint32) uint32 {
 	b += binary.LittleEndian.Uint32(tail[4:])
 	c += binary.LittleEndian.Uint32(tail[8:])
 	// final
-	c ^= b
-	c -= rot(b, 14)
-	a ^= c
-	a -= rot(c, 11)
-	b ^= a
-	b -= rot(a, 25)
-	c ^= b
-	c -= rot(b, 16)
-	a ^= c
-	a -= rot(c, 4)
-	b ^= a
-	b -= rot(a, 14)
-	c ^= b
-	c -= rot(b, 24)
+	c = finalStep(c, b, 14)
+	a = finalStep(a, c, 11)
+	b = finalStep(b, a, 25)
+	c = finalStep(c, b, 16)
+	a = finalStep(a, c, 4)
+	b = finalStep(b, a, 14)
+	c = finalStep(c, b, 24)
 	return c
+}
+
+// mixStep is one line of lookup3's mix: x -= y; x ^= rot(y, r); y += z.
+func mixStep(x, y, z uint32, r int) (uint32, uint32) {
+	x -= y
+	x ^= bits.RotateLeft32(y, r)
+	return x, y + z
+}
+
+// finalStep is one line of lookup3's final: x ^= y; x -= rot(y, r).
+func finalStep(x, y uint32, r int) uint32 {
+	return (x ^ y) - bits.RotateLeft32(y, r)
 }

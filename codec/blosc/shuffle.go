@@ -38,21 +38,20 @@ const (
 	mask32 = 0x00000000FFFFFFFF
 )
 
+// swap exchanges the bytes mask m selects in hi with those s bits lower
+// in lo (a delta swap).
+func swap(lo, hi uint64, s uint, m uint64) (uint64, uint64) {
+	t := ((lo >> s) ^ hi) & m
+	return lo ^ t<<s, hi ^ t
+}
+
 // transpose4 turns four stream words (byte k of word j: byte j of element
 // k) into words holding elements j (low half) and j+4 (high half), and back.
 func transpose4(r0, r1, r2, r3 uint64) (uint64, uint64, uint64, uint64) {
-	t := ((r0 >> 8) ^ r1) & mask8
-	r1 ^= t
-	r0 ^= t << 8
-	t = ((r2 >> 8) ^ r3) & mask8
-	r3 ^= t
-	r2 ^= t << 8
-	t = ((r0 >> 16) ^ r2) & mask16
-	r2 ^= t
-	r0 ^= t << 16
-	t = ((r1 >> 16) ^ r3) & mask16
-	r3 ^= t
-	r1 ^= t << 16
+	r0, r1 = swap(r0, r1, 8, mask8)
+	r2, r3 = swap(r2, r3, 8, mask8)
+	r0, r2 = swap(r0, r2, 16, mask16)
+	r1, r3 = swap(r1, r3, 16, mask16)
 	return r0, r1, r2, r3
 }
 
@@ -60,18 +59,10 @@ func transpose4(r0, r1, r2, r3 uint64) (uint64, uint64, uint64, uint64) {
 func transpose8(r0, r1, r2, r3, r4, r5, r6, r7 uint64) (uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64) {
 	r0, r1, r2, r3 = transpose4(r0, r1, r2, r3)
 	r4, r5, r6, r7 = transpose4(r4, r5, r6, r7)
-	t := ((r0 >> 32) ^ r4) & mask32
-	r4 ^= t
-	r0 ^= t << 32
-	t = ((r1 >> 32) ^ r5) & mask32
-	r5 ^= t
-	r1 ^= t << 32
-	t = ((r2 >> 32) ^ r6) & mask32
-	r6 ^= t
-	r2 ^= t << 32
-	t = ((r3 >> 32) ^ r7) & mask32
-	r7 ^= t
-	r3 ^= t << 32
+	r0, r4 = swap(r0, r4, 32, mask32)
+	r1, r5 = swap(r1, r5, 32, mask32)
+	r2, r6 = swap(r2, r6, 32, mask32)
+	r3, r7 = swap(r3, r7, 32, mask32)
 	return r0, r1, r2, r3, r4, r5, r6, r7
 }
 
