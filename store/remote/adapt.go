@@ -121,17 +121,9 @@ const (
 
 // NewController returns a controller for one store.
 func NewController(o ControllerOptions) *Controller {
-	if o.Ceiling <= 0 {
-		o.Ceiling = DefaultCeiling
-	}
-	if o.Initial <= 0 {
-		o.Initial = DefaultInitial
-	}
-	if o.Floor <= 0 {
-		o.Floor = DefaultFloor
-	}
-	o.Initial = min(o.Initial, o.Ceiling)
-	o.Floor = min(o.Floor, o.Initial)
+	o.Ceiling = positiveOr(o.Ceiling, DefaultCeiling)
+	o.Initial = min(positiveOr(o.Initial, DefaultInitial), o.Ceiling)
+	o.Floor = min(positiveOr(o.Floor, DefaultFloor), o.Initial)
 	c := &Controller{now: o.now, logf: o.Logf, name: o.Name,
 		limit: float64(o.Initial), floor: float64(o.Floor), ceiling: float64(o.Ceiling)}
 	c.latFloor = max(c.floor, float64(o.Initial)/latencyFloorDiv)

@@ -104,16 +104,18 @@ const (
 )
 
 func (p Policy) withDefaults() Policy {
-	if p.Attempts <= 0 {
-		p.Attempts = DefaultAttempts
-	}
-	if p.BaseDelay <= 0 {
-		p.BaseDelay = DefaultBaseDelay
-	}
-	if p.MaxDelay <= 0 {
-		p.MaxDelay = DefaultMaxDelay
-	}
+	p.Attempts = positiveOr(p.Attempts, DefaultAttempts)
+	p.BaseDelay = positiveOr(p.BaseDelay, DefaultBaseDelay)
+	p.MaxDelay = positiveOr(p.MaxDelay, DefaultMaxDelay)
 	return p
+}
+
+// positiveOr returns v, or def when v is not positive (an option left unset).
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // Do calls op until it succeeds, fails with an error that is not transient,
