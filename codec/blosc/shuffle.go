@@ -216,14 +216,7 @@ func bitshuffle(dst, src []byte, ts int) {
 	for k := range rowLen {
 		elems := src[8*k*ts : 8*(k+1)*ts]
 		for j := range ts {
-			var x uint64
-			for m := range 8 {
-				x |= uint64(elems[m*ts+j]) << (8 * m)
-			}
-			x = transpose8x8(x)
-			for b := range 8 {
-				dst[(8*j+b)*rowLen+k] = byte(x >> (8 * b))
-			}
+			scatter8(dst[8*j*rowLen+k:], rowLen, transpose8x8(gather8(elems[j:], ts)))
 		}
 	}
 	copy(dst[n*ts:], src[n*ts:])
@@ -262,20 +255,7 @@ func bitunshuffleBuf(dst, src, buf []byte, ts int) {
 	for j := range ts {
 		rows := src[8*j*rowLen : 8*(j+1)*rowLen]
 		for k := range rowLen {
-			var x uint64
-			for b := range 8 {
-				x |= uint64(rows[b*rowLen+k]) << (8 * b)
-			}
-			if x == 0 {
-				for m := range 8 {
-					dst[(8*k+m)*ts+j] = 0
-				}
-				continue
-			}
-			x = transpose8x8(x)
-			for m := range 8 {
-				dst[(8*k+m)*ts+j] = byte(x >> (8 * m))
-			}
+			scatter8(dst[8*k*ts+j:], ts, transpose8x8(gather8(rows[k:], rowLen)))
 		}
 	}
 	copy(dst[n*ts:], src[n*ts:])
@@ -284,13 +264,25 @@ func bitunshuffleBuf(dst, src, buf []byte, ts int) {
 // bitunshufflePlane undoes the bit shuffle of one byte plane, src's 8 rows
 // of rowLen bytes, into dst[8*from:8*rowLen].
 func bitunshufflePlane(dst, src []byte, rowLen, from int) {
-	rows := [8][]byte{}
-	for b := range rows {
-		rows[b] = src[b*rowLen : (b+1)*rowLen]
-	}
 	for k := from; k < rowLen; k++ {
-		x := uint64(rows[0][k]) | uint64(rows[1][k])<<8 | uint64(rows[2][k])<<16 | uint64(rows[3][k])<<24 |
-			uint64(rows[4][k])<<32 | uint64(rows[5][k])<<40 | uint64(rows[6][k])<<48 | uint64(rows[7][k])<<56
-		binary.LittleEndian.PutUint64(dst[8*k:], transpose8x8(x))
+		binary.LittleEndian.PutUint64(dst[8*k:], transpose8x8(gather8(src[k:], rowLen)))
+	}
+}
+
+// gather8 returns the bytes b[0], b[stride], …, b[7*stride] as a
+// little-endian word.
+func gather8(b []byte, stride int) uint64 {
+	var x uint64
+	for i := range 8 {
+		x |= uint64(b[i*stride]) << (8 * i)
+	}
+	return x
+}
+
+// scatter8 stores the bytes of x, low first, at b[0], b[stride], …,
+// b[7*stride].
+func scatter8(b []byte, stride int, x uint64) {
+	for i := range 8 {
+		b[i*stride] = byte(x >> (8 * i))
 	}
 }
