@@ -37,6 +37,9 @@ type listing struct {
 	v       *snapshot
 	node    *zarr.Node
 	entries []entry // nil until listed; listing errors are not remembered
+	// dirents are the entries as READDIRPLUS reports them (made with
+	// entries, for every handle the listing is read through).
+	dirents []fuse.DirEntry
 	// unlisted is the error listing the group's children when the store
 	// cannot list (zarr.ErrNotListable): entries then lack the children,
 	// readdir fails with it, and Lookup opens a child by its path.
@@ -136,6 +139,10 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 		add(entry{name: c.Name(), child: c})
 	}
 	l.entries = es
+	l.dirents = make([]fuse.DirEntry, len(es))
+	for i, e := range es {
+		l.dirents[i] = fuse.DirEntry{Name: e.name, Mode: entryMode(e), Ino: ino(node.Path, e.name), Off: uint64(i + 1)}
+	}
 	d.l = l
 	return l, nil
 }
@@ -216,45 +223,60 @@ func (d *dirNode) OpendirHandle(ctx context.Context, _ uint32) (gofs.FileHandle,
 	if err != nil {
 		return nil, 0, d.m.log.errno(err)
 	}
-	h := &dirHandle{entries: make([]fuse.DirEntry, len(l.entries))}
-	for i, e := range l.entries {
-		h.entries[i] = fuse.DirEntry{Name: e.name, Mode: entryMode(e), Ino: ino(l.node.Path, e.name), Off: uint64(i + 1)}
-	}
+	h := &dirHandle{d: d, l: l}
 	if d.m.snaps.ttl > 0 {
 		return h, 0, 0
 	}
 	return h, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }
 
-// dirHandle is an open directory: its entries, the offset of entry i being
-// i+1, and the index of the next one to read.
+// dirHandle is an open directory of d: the listing it reads, the offset
+// of entry i being i+1, and the index of the next one to read.
 type dirHandle struct {
-	entries []fuse.DirEntry
-	next    int
+	d    *dirNode
+	l    listing
+	next int
 }
 
 var (
 	_ = (gofs.FileReaddirenter)((*dirHandle)(nil))
 	_ = (gofs.FileSeekdirer)((*dirHandle)(nil))
+	_ = (gofs.FileLookuper)((*dirHandle)(nil))
 )
 
 // Readdirent returns the next entry, or nil at the end.
 func (h *dirHandle) Readdirent(context.Context) (*fuse.DirEntry, syscall.Errno) {
-	if h.next >= len(h.entries) {
+	if h.next >= len(h.l.dirents) {
 		return nil, 0
 	}
-	e := h.entries[h.next]
+	e := h.l.dirents[h.next]
 	h.next++
 	return &e, 0
 }
 
 // Seekdir moves to the entry after the one at offset off (0: the start).
 func (h *dirHandle) Seekdir(_ context.Context, off uint64) syscall.Errno {
-	if off > uint64(len(h.entries)) {
+	if off > uint64(len(h.l.dirents)) {
 		return syscall.EINVAL
 	}
 	h.next = int(off)
 	return 0
+}
+
+// Lookup answers READDIRPLUS for name, the entry Readdirent returned
+// last: a new child's node is made from that entry of the listing at hand
+// (the directory's Lookup would take its lock and search the listing
+// again, for each of the many entries a listing of a large hierarchy
+// reports). A child the directory already has goes through its Lookup.
+func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	i := h.next - 1
+	if i < 0 || i >= len(h.l.entries) || h.l.entries[i].name != name || h.d.GetChild(name) != nil {
+		return h.d.Lookup(ctx, name, out)
+	}
+	e := h.l.entries[i]
+	n := h.d.newChild(h.l, e)
+	n.attr(ctx, &out.Attr)
+	return h.d.NewInode(ctx, n, gofs.StableAttr{Mode: entryMode(e), Ino: h.l.dirents[i].Ino, Gen: h.l.v.gen}), 0
 }
 
 // attr reports a directory. An array's directory has no subdirectories,
