@@ -32,7 +32,7 @@ import (
 // hasElements reports whether an array has at least one element (raster
 // and volume headers need at least one).
 func hasElements(a *zarr.Array) bool {
-	for _, n := range a.Shape {
+	for _, n := range a.Shape() {
 		if n == 0 {
 			return false
 		}
@@ -75,16 +75,16 @@ func (f *enviFile) header(ctx context.Context) ([]byte, error) {
 // is a single leading dimension, and the last two.
 func (f *enviFile) coordinates(ctx context.Context) []*coordinate {
 	a := f.node.Array
-	rank := len(a.Shape)
+	rank := len(a.Shape())
 	coords := make([]*coordinate, rank)
 	if f.h == nil {
 		return coords
 	}
-	for i, name := range a.DimensionNames {
+	for i, name := range a.DimensionNames() {
 		if name == "" || !(rank == 3 && i == 0 || rank >= 2 && i >= rank-2) {
 			continue
 		}
-		coords[i] = readCoordinate(ctx, f.h, path.Join(path.Dir("/"+f.node.Path), name), a.Shape[i])
+		coords[i] = readCoordinate(ctx, f.h, path.Join(path.Dir("/"+f.node.Path), name), a.Shape()[i])
 	}
 	return coords
 }
@@ -107,10 +107,10 @@ func readCoordinate(ctx context.Context, h *zarr.Hierarchy, p string, n int64) *
 	}
 	c, err := h.Node(ctx, strings.TrimPrefix(p, "/"))
 	if err != nil || c.Kind != zarr.KindArray || c.Array == nil || c.Array.Err != nil ||
-		len(c.Array.Shape) != 1 || c.Array.Shape[0] != n {
+		len(c.Array.Shape()) != 1 || c.Array.Shape()[0] != n {
 		return nil
 	}
-	t, ok := parseNumPy(c.Array.DataType.NumPy)
+	t, ok := parseNumPy(c.Array.DataType().NumPy)
 	if !ok || !(t.numeric() || t.kind == 'S') {
 		return nil
 	}
@@ -185,7 +185,7 @@ func (c *coordinate) step() (float64, bool) {
 func enviHeader(n *zarr.Node, t elemType, coords []*coordinate) []byte {
 	a := n.Array
 	code := t.codes().envi
-	shape := a.Shape
+	shape := a.Shape()
 	samples, lines, bands := int64(1), int64(1), int64(1)
 	rank := len(shape)
 	switch {
@@ -210,8 +210,8 @@ func enviHeader(n *zarr.Node, t elemType, coords []*coordinate) []byte {
 		}
 	}
 	dimName := func(i int) string {
-		if i < len(a.DimensionNames) {
-			return a.DimensionNames[i]
+		if i < len(a.DimensionNames()) {
+			return a.DimensionNames()[i]
 		}
 		return ""
 	}

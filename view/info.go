@@ -30,7 +30,7 @@ func InfoText(n *zarr.Node, children []*zarr.Node) string {
 			}
 			line := "  " + name + "\t" + c.Kind.String()
 			if a := c.Array; a != nil {
-				line += "\t" + zarr.ShapeText(a.Shape) + "\t" + a.DataType.Name + "\t" + codecNames(a.Codecs)
+				line += "\t" + zarr.ShapeText(a.Shape()) + "\t" + a.DataType().Name + "\t" + codecNames(a.Codecs())
 			}
 			tw.Write([]byte(strings.TrimRight(line, "\t") + "\n"))
 		}

@@ -690,20 +690,20 @@ func ncVariable(c *zarr.Node) (ncVarSpec, string) {
 	case a.Err != nil:
 		return ncVarSpec{}, "zarrfs cannot decode it"
 	}
-	t, ok := parseNumPy(a.DataType.NumPy)
+	t, ok := parseNumPy(a.DataType().NumPy)
 	if ok {
 		_, _, ok = ncTypeOf(t)
 	}
 	if !ok {
-		return ncVarSpec{}, "NetCDF has no type " + a.DataType.Name
+		return ncVarSpec{}, "NetCDF has no type " + a.DataType().Name
 	}
-	for _, n := range a.Shape {
+	for _, n := range a.Shape() {
 		if n == 0 {
 			return ncVarSpec{}, "it has no elements (NetCDF has no empty fixed-size dimension)"
 		}
 	}
 	return ncVarSpec{
-		name: c.Name(), elem: t, shape: a.Shape, dimNames: a.DimensionNames,
+		name: c.Name(), elem: t, shape: a.Shape(), dimNames: a.DimensionNames(),
 		attrs: nodeAttributes(c), fill: a.Fill(), array: a,
 	}, ""
 }

@@ -18,7 +18,7 @@ import (
 // elements are of NRRD type typ. A rank-0 array is one element along one
 // axis (NRRD has at least one).
 func nrrdHeader(a *zarr.Array, typ string) []byte {
-	shape := a.Shape
+	shape := a.Shape()
 	if len(shape) == 0 {
 		shape = []int64{1}
 	}
@@ -34,9 +34,9 @@ func nrrdHeader(a *zarr.Array, typ string) []byte {
 	}
 	fmt.Fprintf(&b, "sizes: %s\n", strings.Join(sizes, " "))
 	b.WriteString("endian: little\nencoding: raw\n")
-	if len(a.DimensionNames) == len(a.Shape) && len(a.Shape) > 0 {
+	if len(a.DimensionNames()) == len(a.Shape()) && len(a.Shape()) > 0 {
 		labels := make([]string, len(shape))
-		for i, name := range a.DimensionNames {
+		for i, name := range a.DimensionNames() {
 			labels[len(shape)-1-i] = nrrdQuote(name)
 		}
 		fmt.Fprintf(&b, "labels: %s\n", strings.Join(labels, " "))
@@ -60,7 +60,7 @@ func headerFiles(h *zarr.Hierarchy, n *zarr.Node) []File {
 	if a == nil || a.Err != nil || !hasElements(a) {
 		return nil
 	}
-	t, ok := parseNumPy(a.DataType.NumPy)
+	t, ok := parseNumPy(a.DataType().NumPy)
 	if !ok {
 		return nil
 	}

@@ -93,34 +93,34 @@ type plan struct {
 // planFor returns the plan of a preview of a, or nil when a has none: its
 // elements are not numbers, it has rank 0, or no elements.
 func planFor(a *zarr.Array) *plan {
-	decode := numericTypes[a.DataType.Name]
-	rank := len(a.Shape)
-	if decode == nil || a.DataType.Size == 0 || rank == 0 || len(a.ChunkShape) != rank {
+	decode := numericTypes[a.DataType().Name]
+	rank := len(a.Shape())
+	if decode == nil || a.DataType().Size == 0 || rank == 0 || len(a.ChunkShape()) != rank {
 		return nil
 	}
-	for i, d := range a.Shape {
-		if d <= 0 || a.ChunkShape[i] <= 0 {
+	for i, d := range a.Shape() {
+		if d <= 0 || a.ChunkShape()[i] <= 0 {
 			return nil
 		}
 	}
-	p := &plan{a: a, decode: decode, item: int64(a.DataType.Size)}
+	p := &plan{a: a, decode: decode, item: int64(a.DataType().Size)}
 	unit := decodeUnit(a)
 	unitBytes := p.item
 	for _, d := range unit {
 		unitBytes = mulSat(unitBytes, d)
 	}
 	if rank == 1 {
-		p.chart, p.n, p.w, p.h = true, a.Shape[0], chartW, chartH
+		p.chart, p.n, p.w, p.h = true, a.Shape()[0], chartW, chartH
 		p.cost = mulSat(ceilDiv(p.n, unit[0]), unitBytes)
 		return p
 	}
-	p.H, p.W = a.Shape[rank-2], a.Shape[rank-1]
+	p.H, p.W = a.Shape()[rank-2], a.Shape()[rank-1]
 	// The plane of the last two dimensions at the middle of the others:
 	// one contiguous run of H × W elements in C order.
 	stride := p.H * p.W
 	for i := rank - 3; i >= 0; i-- {
-		p.base += a.Shape[i] / 2 * stride
-		stride = mulSat(stride, a.Shape[i])
+		p.base += a.Shape()[i] / 2 * stride
+		stride = mulSat(stride, a.Shape()[i])
 	}
 	p.h, p.w = imageSide(p.H, p.W), imageSide(p.W, p.H)
 	// The rows drawn cross some rows of chunks (all of them, unless the
@@ -147,9 +147,9 @@ func decodeUnit(a *zarr.Array) []int64 {
 			ChunkShape []int64 `json:"chunk_shape"`
 		} `json:"configuration"`
 	}
-	if json.Unmarshal(a.Codecs, &codecs) == nil && len(codecs) > 0 && codecs[0].Name == "sharding_indexed" {
+	if json.Unmarshal(a.Codecs(), &codecs) == nil && len(codecs) > 0 && codecs[0].Name == "sharding_indexed" {
 		inner := codecs[0].Configuration.ChunkShape
-		ok := len(inner) == len(a.ChunkShape)
+		ok := len(inner) == len(a.ChunkShape())
 		for _, d := range inner {
 			ok = ok && d > 0
 		}
@@ -157,7 +157,7 @@ func decodeUnit(a *zarr.Array) []int64 {
 			return inner
 		}
 	}
-	return a.ChunkShape
+	return a.ChunkShape()
 }
 
 // imageSide returns the pixels of an image side showing n elements when
@@ -301,7 +301,7 @@ func (f *previewFile) plan(ctx context.Context) (*plan, error) {
 		if err != nil && ctx.Err() != nil {
 			return nil, err
 		}
-		if err == nil && l.Err == nil && l.Array != nil && l.Array.Err == nil && len(l.Array.Shape) == len(own.a.Shape) {
+		if err == nil && l.Err == nil && l.Array != nil && l.Array.Err == nil && len(l.Array.Shape()) == len(own.a.Shape()) {
 			plans[i] = planFor(l.Array)
 		}
 	}
@@ -536,6 +536,6 @@ func readRun(ctx context.Context, a *zarr.Array, off int64, buf []byte) error {
 // pieceSize is the most whole elements of a that fit in readPiece bytes
 // (one at least), in bytes.
 func pieceSize(a *zarr.Array) int64 {
-	item := int64(a.DataType.Size)
+	item := int64(a.DataType().Size)
 	return max(readPiece/item, 1) * item
 }

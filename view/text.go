@@ -42,7 +42,7 @@ func (f *textFile) lines(ctx context.Context) ([]byte, error) {
 }
 
 // Xattrs are the array's.
-func (f *textFile) Xattrs() []Xattr { return ArrayXattrs(f.node.Array, f.node.Format) }
+func (f *textFile) Xattrs() []Xattr { return ArrayXattrs(f.node.Array.Meta(), f.node.Format) }
 
 // rendered is the content of a file made whole at its first use (data.hdr,
 // data.txt) and kept: it gives the file that embeds it Size, Check and
@@ -102,7 +102,7 @@ const textFlushSize = 64 << 10
 // so too, and any other element as its JSON text (objectLine).
 func WriteText(ctx context.Context, w io.Writer, a *zarr.Array) error {
 	buf := make([]byte, 0, textFlushSize)
-	object := a.DataType.Name == zarr.ObjectType
+	object := a.DataType().Name == zarr.ObjectType
 	err := a.Elements(ctx, func(elem []byte) error {
 		if object {
 			buf = objectLine(buf, elem)

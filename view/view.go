@@ -97,7 +97,7 @@ func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 			fs = append(fs, newTextFile(n))
 		default:
 			fs = append(fs, &dataFile{name: "data", node: n},
-				&dataFile{name: "data.npy", node: n, header: NpyHeader(a.DataType.NumPy, a.Shape)})
+				&dataFile{name: "data.npy", node: n, header: NpyHeader(a.DataType().NumPy, a.Shape())})
 			fs = append(fs, headerFiles(v.h, n)...)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zarrfs/zarrfs/zarr"
+	"github.com/zarrfs/zarrfs/zarr/meta"
 )
 
 // Xattr is one extended attribute of a node's directory or data file.
@@ -23,7 +24,7 @@ const XattrPrefix = "user.zarr."
 // an array carry the array's too.
 func Xattrs(n *zarr.Node) []Xattr {
 	if n.Kind == zarr.KindArray && n.Array != nil {
-		return ArrayXattrs(n.Array, n.Format)
+		return ArrayXattrs(n.Array.Meta(), n.Format)
 	}
 	return []Xattr{{"user.zarr.format", []byte(formatName(n.Format))}}
 }
@@ -53,23 +54,23 @@ func formatName(f zarr.Format) string {
 // string of `data` (the v3 name for variable-length types, which have no
 // NumPy type), fill_value and codecs as compact JSON, dimension_names
 // comma-separated (absent when the array has none) and format.
-func ArrayXattrs(a *zarr.Array, f zarr.Format) []Xattr {
-	dtype := a.DataType.NumPy
+func ArrayXattrs(a *meta.Array, f zarr.Format) []Xattr {
+	dtype := a.DataType().NumPy
 	if dtype == "" {
-		dtype = a.DataType.Name
+		dtype = a.DataType().Name
 	}
 	x := []Xattr{
-		{"user.zarr.chunks", []byte(joinInts(a.ChunkShape))},
-		{"user.zarr.codecs", compactJSON(a.Codecs)},
+		{"user.zarr.chunks", []byte(joinInts(a.ChunkShape()))},
+		{"user.zarr.codecs", compactJSON(a.Codecs())},
 	}
-	if a.DimensionNames != nil {
-		x = append(x, Xattr{"user.zarr.dimension_names", []byte(strings.Join(a.DimensionNames, ","))})
+	if names := a.DimensionNames(); names != nil {
+		x = append(x, Xattr{"user.zarr.dimension_names", []byte(strings.Join(names, ","))})
 	}
 	return append(x,
 		Xattr{"user.zarr.dtype", []byte(dtype)},
-		Xattr{"user.zarr.fill_value", compactJSON(a.FillValue)},
+		Xattr{"user.zarr.fill_value", compactJSON(a.FillValue())},
 		Xattr{"user.zarr.format", []byte(formatName(f))},
-		Xattr{"user.zarr.shape", []byte(joinInts(a.Shape))},
+		Xattr{"user.zarr.shape", []byte(joinInts(a.Shape()))},
 	)
 }
 

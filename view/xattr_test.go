@@ -1,28 +1,25 @@
 package view
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/zarrfs/zarrfs/zarr"
+	"github.com/zarrfs/zarrfs/zarr/meta"
 )
 
 func TestArrayXattrs(t *testing.T) {
 	for _, c := range []struct {
 		name   string
-		array  *zarr.Array
+		array  string // the array's metadata document
 		format zarr.Format
 		want   map[string]string
 	}{
 		{
 			name: "v3 cube",
-			array: &zarr.Array{
-				Shape: []int64{24, 90, 180}, ChunkShape: []int64{6, 45, 90},
-				DataType:       zarr.DataType{Name: "float32", Size: 4, NumPy: "<f4"},
-				FillValue:      json.RawMessage(`"NaN"`),
-				DimensionNames: []string{"time", "lat", "lon"},
-				Codecs:         json.RawMessage(`[ {"name": "bytes", "configuration": {"endian": "little"}},` + "\n" + `{"name":"zstd"} ]`),
-			},
+			array: `{"zarr_format": 3, "node_type": "array", "shape": [24, 90, 180], "data_type": "float32",
+				"chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [6, 45, 90]}},
+				"chunk_key_encoding": {"name": "default"}, "fill_value": "NaN", "dimension_names": ["time", "lat", "lon"],
+				"codecs": [ {"name": "bytes", "configuration": {"endian": "little"}},` + "\n" + `{"name":"zstd"} ]}`,
 			format: zarr.FormatV3,
 			want: map[string]string{
 				"user.zarr.shape":           "24,90,180",
@@ -35,12 +32,8 @@ func TestArrayXattrs(t *testing.T) {
 			},
 		},
 		{
-			name: "v2 scalar without fill value",
-			array: &zarr.Array{
-				Shape: []int64{}, ChunkShape: []int64{},
-				DataType: zarr.DataType{Name: "int64", Size: 8, NumPy: "<i8"},
-				Codecs:   json.RawMessage(`[]`),
-			},
+			name:   "v2 scalar without fill value",
+			array:  `{"zarr_format": 2, "shape": [], "chunks": [], "dtype": "<i8", "compressor": null, "filters": null, "fill_value": null, "order": "C"}`,
 			format: zarr.FormatV2,
 			want: map[string]string{
 				"user.zarr.shape":      "",
@@ -53,12 +46,9 @@ func TestArrayXattrs(t *testing.T) {
 		},
 		{
 			name: "variable-length strings, 2022 draft",
-			array: &zarr.Array{
-				Shape: []int64{5}, ChunkShape: []int64{2},
-				DataType:  zarr.DataType{Name: "string"},
-				FillValue: json.RawMessage(`""`),
-				Codecs:    json.RawMessage(`[{"name":"vlen-utf8"}]`),
-			},
+			array: `{"shape": [5], "data_type": "|O", "chunk_grid": {"type": "regular", "chunk_shape": [2], "separator": "/"},
+				"chunk_memory_layout": "C", "compressor": null, "fill_value": "", "extensions": [],
+				"attributes": {"filters": [{"id": "vlen-utf8"}]}}`,
 			format: zarr.FormatV3Draft2022,
 			want: map[string]string{
 				"user.zarr.shape":      "5",
@@ -71,7 +61,7 @@ func TestArrayXattrs(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			x := ArrayXattrs(c.array, c.format)
+			x := ArrayXattrs(parseArray(t, c.format, c.array), c.format)
 			got := map[string]string{}
 			for i, a := range x {
 				if i > 0 && x[i-1].Name >= a.Name {
@@ -89,4 +79,31 @@ func TestArrayXattrs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseArray parses the metadata document of an array of the given format
+// (for the 2022 v3 draft, its array.json as zarr-python 2.13 writes it).
+func parseArray(t *testing.T, format zarr.Format, doc string) *meta.Array {
+	t.Helper()
+	var a *meta.Array
+	var err error
+	switch format {
+	case zarr.FormatV2:
+		a, err = meta.ParseV2Array([]byte(doc), nil)
+	case zarr.FormatV3:
+		var n meta.V3Node
+		if n, err = meta.ParseV3Node([]byte(doc)); err == nil {
+			a, err = meta.ParseV3Array(n)
+		}
+	case zarr.FormatV3Draft2022:
+		var l *meta.Draft
+		l, err = meta.DetectDraft([]byte(`{"zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0", "metadata_encoding": "https://purl.org/zarr/spec/protocol/core/3.0", "metadata_key_suffix": ".json", "extensions": []}`))
+		if err == nil {
+			_, a, err = l.ParseNode("array.json", zarr.KindArray, []byte(doc), "a")
+		}
+	}
+	if err != nil || a == nil {
+		t.Fatalf("%v: %v", format, err)
+	}
+	return a
 }

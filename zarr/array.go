@@ -17,21 +17,6 @@ import (
 	"github.com/zarrfs/zarrfs/store"
 )
 
-// arrayMeta is what the engine decodes of an array's metadata beside
-// Array's exported fields. The parsers set it (setType, finish); nothing
-// changes it after, so readers share it without locks.
-type arrayMeta struct {
-	format Format
-	keys   chunkKeys
-	dt     dtype
-	fill   []byte // one element of the logical content (the element's bytes for variable-length types)
-	layout chunkLayout
-	pipe   *codec.Pipeline
-	// wrap, when set, is the storage transformer between the array and
-	// its store (the 2022 v3 draft's sharding).
-	wrap func(store.Store) store.Store
-}
-
 // arrayIO is an array's binding to its store and cache (bind) and the
 // state of its reads and writes.
 type arrayIO struct {
@@ -64,27 +49,19 @@ var arrayIDs atomic.Uint64
 
 // bind attaches the array to the store it lives in.
 func (a *Array) bind(st store.Store, path string, cache *chunkCache) {
-	if a.wrap != nil {
-		st = a.wrap(st)
+	if sh := a.DraftShards(); sh != nil {
+		st = &draftShards{Store: st, DraftShards: sh}
 	}
 	a.st, a.path, a.cache = st, path, cache
 	a.id = arrayIDs.Add(1)
 }
-
-// Size returns the size of the array's logical content in bytes:
-// prod(shape) × DataType.Size; 0 for variable-length types.
-func (a *Array) Size() int64 { return a.layout.size }
-
-// Variable reports whether the array's elements are variable-length
-// strings or byte strings (read them with Elements).
-func (a *Array) Variable() bool { return a.dt.Variable() }
 
 // readable reports why the array's contents cannot be read, if they cannot.
 func (a *Array) readable() error {
 	if a.Err != nil {
 		return a.Err
 	}
-	if a.pipe == nil || a.st == nil {
+	if a.Pipeline() == nil || a.st == nil {
 		return fmt.Errorf("array %q: %w: no codec pipeline", a.path, ErrUnsupported)
 	}
 	return nil
@@ -93,25 +70,17 @@ func (a *Array) readable() error {
 // chunkKeyAt returns the store key of the chunk with C-order index lin
 // in the chunk grid.
 func (a *Array) chunkKeyAt(lin int64) string {
-	idx := make([]int64, len(a.layout.grid))
-	for i := len(idx) - 1; i >= 0; i-- {
-		idx[i] = lin % a.layout.grid[i]
-		lin /= a.layout.grid[i]
-	}
-	return a.chunkKey(idx)
+	return a.chunkKey(a.Layout().ChunkIndex(lin))
 }
 
 // chunkKey returns the store key of the chunk at idx.
 func (a *Array) chunkKey(idx []int64) string {
-	if a.keys.dir != "" {
-		return store.Join(a.keys.dir, a.keys.key(idx))
-	}
-	return store.Join(a.path, a.keys.key(idx))
+	return a.ChunkKey(a.path, idx)
 }
 
 // chunkError wraps err with the store, the array and the chunk key.
 func (a *Array) chunkError(key string, err error) error {
-	return fmt.Errorf("%s: array %q: chunk %q: %w", a.st, "/"+a.path, key, a.explainChunkError(err))
+	return fmt.Errorf("%s: array %q: chunk %q: %w", a.st, "/"+a.path, key, a.ExplainChunkError(err))
 }
 
 // allocGetter is implemented by stores that read a value into a buffer
@@ -149,11 +118,11 @@ func (a *Array) getStored(ctx context.Context, key string) (data, buf []byte, er
 // the chunk's buffer: the value returned then holds a pooled buffer, with
 // one reference (the caller's).
 func (a *Array) decodeFixed(key string, data, in []byte) (*chunkValue, error) {
-	want := a.layout.chunkElems * int64(a.dt.Size)
+	want := a.Layout().ChunkElems() * int64(a.DataType().Size)
 	pool := a.cache.buffers()
-	if a.pipe.CanDecodeInto() {
+	if a.Pipeline().CanDecodeInto() {
 		dst := pool.get(int(want))
-		err := a.pipe.DecodeInto(dst, data)
+		err := a.Pipeline().DecodeInto(dst, data)
 		pool.put(in)
 		if err != nil {
 			pool.put(dst)
@@ -161,7 +130,7 @@ func (a *Array) decodeFixed(key string, data, in []byte) (*chunkValue, error) {
 		}
 		return pooledValue(dst, dst, pool), nil
 	}
-	dec, err := a.pipe.Decode(data)
+	dec, err := a.Pipeline().Decode(data)
 	if err == nil && int64(len(dec)) != want {
 		err = codec.Corruptf("pipeline", "decoded %d bytes, want %d", len(dec), want)
 	}
@@ -200,11 +169,11 @@ func (a *Array) loadChunk(ctx context.Context, lin int64) (*chunkValue, error) {
 			}
 			return v, valid, nil
 		}
-		dec, err := a.pipe.Decode(data)
+		dec, err := a.Pipeline().Decode(data)
 		if err != nil {
 			return nil, nil, a.chunkError(key, err)
 		}
-		elems, err := splitVlen(dec, a.layout.chunkElems)
+		elems, err := splitVlen(dec, a.Layout().ChunkElems())
 		if err != nil {
 			return nil, nil, a.chunkError(key, err)
 		}
@@ -260,7 +229,7 @@ type run struct {
 
 // runs calls fn for the runs covering the elements [e0, e1) in order.
 func (a *Array) runs(e0, e1 int64, fn func(run) error) error {
-	shape, chunks := a.Shape, a.ChunkShape
+	shape, chunks := a.Shape(), a.ChunkShape()
 	r := len(shape)
 	if r == 0 {
 		if e0 < e1 {
@@ -308,13 +277,11 @@ func (a *Array) runs(e0, e1 int64, fn func(run) error) error {
 			n = (min((cidx[d]+1)*chunks[d], shape[d])-idx[d])*inner - t
 			n = min(n, e1-e)
 		}
-		var lin int64
 		valid := int64(1)
 		for i := range r {
-			lin = lin*a.layout.grid[i] + cidx[i]
 			valid *= min(chunks[i], shape[i]-cidx[i]*chunks[i])
 		}
-		if err := fn(run{chunk: lin, inOff: in, outOff: e, n: n, valid: valid}); err != nil {
+		if err := fn(run{chunk: a.Layout().Linear(cidx), inOff: in, outOff: e, n: n, valid: valid}); err != nil {
 			return err
 		}
 		e += n
@@ -362,7 +329,7 @@ type batch struct {
 
 func (a *Array) newBatch(ctx context.Context, ld chunkLoader, apply func(run, *chunkValue) error) *batch {
 	workers := a.fetchWorkers()
-	chunkBytes := max(a.layout.chunkElems*int64(max(a.dt.Size, 8)), 1)
+	chunkBytes := max(a.Layout().ChunkElems()*int64(max(a.DataType().Size, 8)), 1)
 	return &batch{a: a, ctx: ctx, ld: ld, apply: apply, workers: workers,
 		maxChunks: int(max(min(int64(4*workers), batchBytes/chunkBytes), 1)),
 		at:        map[int64]int{}, last: -1}
@@ -453,26 +420,7 @@ func (a *Array) fewElements(runs []run) bool {
 	for _, r := range runs {
 		n += r.n
 	}
-	return n <= a.layout.chunkElems/4
-}
-
-// fillElements sets dst to repetitions of the element fill.
-func fillElements(dst, fill []byte) {
-	allZero := true
-	for _, b := range fill {
-		if b != 0 {
-			allZero = false
-			break
-		}
-	}
-	if allZero || len(dst) == 0 {
-		clear(dst)
-		return
-	}
-	n := copy(dst, fill)
-	for n < len(dst) {
-		n += copy(dst[n:], dst[:n])
-	}
+	return n <= a.Layout().ChunkElems()/4
 }
 
 // readElements decodes the elements [e0, e1) into dst; partial allows
@@ -480,7 +428,7 @@ func fillElements(dst, fill []byte) {
 // are not copied into dst but handed to col as slices of the chunks
 // (col.add puts the others, read into dst, between them).
 func (a *Array) readElements(ctx context.Context, dst []byte, e0, e1 int64, partial bool, col *collector) error {
-	size := int64(a.dt.Size)
+	size := int64(a.DataType().Size)
 	each := func(fn func(run) error) error { return a.runs(e0, e1, fn) }
 	out := func(r run) []byte { return dst[(r.outOff-e0)*size : (r.outOff-e0+r.n)*size] }
 	return a.forRuns(ctx, each, a.loader(partial, out), func(r run, v *chunkValue) error {
@@ -488,7 +436,7 @@ func (a *Array) readElements(ctx context.Context, dst []byte, e0, e1 int64, part
 		switch {
 		case v.placed:
 		case v.missing:
-			fillElements(out, a.fill)
+			a.FillElements(out)
 		case col != nil && col.hold(v.fixed[r.inOff*size:(r.inOff+r.n)*size], v):
 			return nil
 		default:
@@ -519,12 +467,12 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 	if off < 0 {
 		return 0, fmt.Errorf("array %q: negative offset %d", "/"+a.path, off)
 	}
-	size := a.layout.size
+	size := a.Size()
 	if off >= size {
 		return 0, io.EOF
 	}
 	n := min(int64(len(p)), size-off)
-	item := int64(a.dt.Size)
+	item := int64(a.DataType().Size)
 	e0, e1 := off/item, (off+n-1)/item+1
 	// A sequential reader reads whole shards (cached, read ahead); a
 	// random one only the parts of shards it needs.
@@ -633,8 +581,8 @@ const seqMinRead = 64 << 10
 // filling the cache with chunks nobody will ask for (fresh memory is slow
 // to fault in).
 func (a *Array) dropBehind(e0, e1, slack int64) {
-	first := a.layout.chunkOf(a.Shape, a.ChunkShape, e0)
-	last := a.layout.chunkOf(a.Shape, a.ChunkShape, e1-1)
+	first := a.Layout().ChunkOf(e0)
+	last := a.Layout().ChunkOf(e1 - 1)
 	var drop []int64
 	a.behindMu.Lock()
 	for c, end := range a.behind {
@@ -653,7 +601,7 @@ func (a *Array) dropBehind(e0, e1, slack int64) {
 	}
 	for c := first; c <= last && len(a.behind) < maxBehind; c++ {
 		if _, ok := a.behind[c]; !ok {
-			a.behind[c] = a.layout.chunkLastElem(a.Shape, a.ChunkShape, c)
+			a.behind[c] = a.Layout().ChunkLastElem(c)
 		}
 	}
 	a.behindMu.Unlock()
@@ -684,20 +632,20 @@ const readAheadTimeout = time.Minute
 // readAheadTimeout.
 func (a *Array) readAhead(ctx context.Context, e0, e1 int64, rate float64) {
 	c := a.cache
-	if c == nil || c.limit <= 0 || e1 >= a.layout.nelem || ctx.Err() != nil {
+	if c == nil || c.limit <= 0 || e1 >= a.Layout().Elems() || ctx.Err() != nil {
 		return
 	}
 	// The read decodes its own chunks on one core; the read-ahead keeps
 	// the others busy.
 	workers := max(int64(cap(c.prefetch))-1, 1)
-	chunkBytes := max(a.layout.chunkElems*int64(max(a.dt.Size, 8)), 1)
-	ahead := max(workers, a.layout.slabChunks, (e1-e0)/a.layout.chunkElems)
+	chunkBytes := max(a.Layout().ChunkElems()*int64(max(a.DataType().Size, 8)), 1)
+	ahead := max(workers, a.Layout().SlabChunks(), (e1-e0)/a.Layout().ChunkElems())
 	if c.aheadTime > 0 {
 		ahead = max(ahead, int64(rate*c.aheadTime.Seconds())/chunkBytes)
 	}
 	ahead = min(ahead, c.limit/4/chunkBytes)
-	last := a.layout.chunkOf(a.Shape, a.ChunkShape, e1-1)
-	end := min(last+1+ahead, a.layout.nchunks)
+	last := a.Layout().ChunkOf(e1 - 1)
+	end := min(last+1+ahead, a.Layout().Chunks())
 	for lin, started := last+1, int64(0); lin < end && started < workers; lin++ {
 		if c.present(a.cacheID(lin)) {
 			continue
@@ -730,10 +678,11 @@ func (a *Array) Elements(ctx context.Context, fn func(elem []byte) error) error 
 		return err
 	}
 	if a.Variable() {
-		each := func(fn func(run) error) error { return a.runs(0, a.layout.nelem, fn) }
+		each := func(fn func(run) error) error { return a.runs(0, a.Layout().Elems(), fn) }
+		fill := a.FillElement()
 		return a.forRuns(ctx, each, wholeChunks{a}, func(r run, v *chunkValue) error {
 			for i := range r.n {
-				e := a.fill
+				e := fill
 				if !v.missing {
 					e = v.vlen[r.inOff+i]
 				}
@@ -744,11 +693,11 @@ func (a *Array) Elements(ctx context.Context, fn func(elem []byte) error) error 
 			return nil
 		})
 	}
-	item := int64(a.dt.Size)
+	item := int64(a.DataType().Size)
 	block := max(elementsBlock/item, 1)
-	buf := make([]byte, min(block, a.layout.nelem)*item)
-	for e := int64(0); e < a.layout.nelem; e += block {
-		end := min(e+block, a.layout.nelem)
+	buf := make([]byte, min(block, a.Layout().Elems())*item)
+	for e := int64(0); e < a.Layout().Elems(); e += block {
+		end := min(e+block, a.Layout().Elems())
 		b := buf[:(end-e)*item]
 		if err := a.readElements(ctx, b, e, end, false, nil); err != nil {
 			return err

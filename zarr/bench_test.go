@@ -167,40 +167,6 @@ func BenchmarkStore(b *testing.B) {
 	}
 }
 
-// BenchmarkParseV2Array measures decoding a typical .zarray (zarr-python's
-// layout, Blosc compressor), the metadata cost of listing a directory.
-func BenchmarkParseV2Array(b *testing.B) {
-	doc := []byte(`{
-    "chunks": [
-        512,
-        1024
-    ],
-    "compressor": {
-        "blocksize": 0,
-        "clevel": 5,
-        "cname": "lz4",
-        "id": "blosc",
-        "shuffle": 1
-    },
-    "dimension_separator": ".",
-    "dtype": "<f4",
-    "fill_value": 0.0,
-    "filters": null,
-    "order": "C",
-    "shape": [
-        131072,
-        1024
-    ],
-    "zarr_format": 2
-}`)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := parseV2Array(doc, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkRandomReads reads 4 KiB at random offsets, as a program
 // seeking in the file does: the reads that decode part of a chunk (a
 // Blosc chunk's blocks, a shard's inner chunks) or read uncompressed

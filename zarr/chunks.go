@@ -119,13 +119,13 @@ func (l chunkParts) load(ctx context.Context, lin int64, runs []run) (*chunkValu
 	if !a.fewElements(runs) {
 		return a.loadChunk(ctx, lin)
 	}
-	size := int64(a.dt.Size)
+	size := int64(a.DataType().Size)
 	dsts, offs := make([][]byte, len(runs)), make([]int64, len(runs))
 	for i, r := range runs {
 		dsts[i], offs[i] = l.out(r), r.inOff*size
 	}
 	c := a.storedChunk(lin)
-	err := a.pipe.DecodeParts(ctx, c, dsts, offs)
+	err := a.Pipeline().DecodeParts(ctx, c, dsts, offs)
 	if errors.Is(err, store.ErrNotExist) {
 		return &chunkValue{missing: true}, nil
 	}
@@ -141,7 +141,7 @@ func (l chunkParts) load(ctx context.Context, lin int64, runs []run) (*chunkValu
 // which needs little of each chunk), straight into out's place (see
 // chunkParts), whole otherwise.
 func (a *Array) loader(partial bool, out func(run) []byte) chunkLoader {
-	if partial && a.cache != nil && a.pipe.Parts() == codec.PartsDecoded {
+	if partial && a.cache != nil && a.Pipeline().Parts() == codec.PartsDecoded {
 		return chunkParts{a, out}
 	}
 	return wholeChunks{a}

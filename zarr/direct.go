@@ -28,7 +28,7 @@ const directMin = 32 << 10
 // caller's buffer, one copy, without decoding whole chunks into the cache
 // first.
 func (a *Array) rawReader() rangeReader {
-	if a.pipe == nil || a.pipe.Parts() != codec.PartsStored {
+	if a.Pipeline() == nil || a.Pipeline().Parts() != codec.PartsStored {
 		return nil
 	}
 	rr, _ := a.st.(rangeReader)
@@ -44,7 +44,7 @@ func (a *Array) readDirect(ctx context.Context, dst []byte, e0, e1 int64) (bool,
 	if rr == nil {
 		return false, nil
 	}
-	size := int64(a.dt.Size)
+	size := int64(a.DataType().Size)
 	// Each run costs a store call (open, read, close): allow two short
 	// ones at the ends of the read, and otherwise runs of directMin bytes
 	// on average. Reads of many short runs (chunks narrower than the
@@ -64,10 +64,10 @@ func (a *Array) readDirect(ctx context.Context, dst []byte, e0, e1 int64) (bool,
 	readRun := func(ctx context.Context, r run) error {
 		c := fileChunk{a.storedChunk(r.chunk), rr}
 		out := dst[(r.outOff-e0)*size : (r.outOff-e0+r.n)*size]
-		err := a.pipe.DecodeParts(ctx, c, [][]byte{out}, []int64{r.inOff * size})
+		err := a.Pipeline().DecodeParts(ctx, c, [][]byte{out}, []int64{r.inOff * size})
 		switch {
 		case errors.Is(err, store.ErrNotExist):
-			fillElements(out, a.fill)
+			a.FillElements(out)
 			return nil
 		case err != nil:
 			return a.chunkError(c.key, err)

@@ -55,8 +55,8 @@ func TestCorpusDatetimes(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				h := openDir(t, filepath.Join(dir, name))
 				n, got := readArray(t, h, "")
-				if want := fmt.Sprintf(fixture.numpy, unit); n.Array.DataType.NumPy != want {
-					t.Errorf("NumPy type %q, want %q", n.Array.DataType.NumPy, want)
+				if want := fmt.Sprintf(fixture.numpy, unit); n.Array.DataType().NumPy != want {
+					t.Errorf("NumPy type %q, want %q", n.Array.DataType().NumPy, want)
 				}
 				if len(got) != 8*len(fixture.values) {
 					t.Fatalf("%d bytes, want %d elements", len(got), len(fixture.values))

@@ -73,7 +73,7 @@ func Example_openStore() {
 		log.Fatal(err)
 	}
 	a := n.Array
-	fmt.Println(n.Format, a.Shape, a.ChunkShape, a.DataType.Name, a.DataType.NumPy, a.Size())
+	fmt.Println(n.Format, a.Shape(), a.ChunkShape(), a.DataType().Name, a.DataType().NumPy, a.Size())
 	// Output:
 	// temperature true
 	// v3 [3 4 5] [1 2 5] float32 <f4 240

@@ -17,6 +17,7 @@ import (
 
 	"github.com/zarrfs/zarrfs/codec"
 	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/zarr/meta"
 )
 
 // Hierarchy is an opened Zarr hierarchy: the store, its root node and the
@@ -33,7 +34,7 @@ type Hierarchy struct {
 	// prefetched holds root documents read while detecting the format.
 	prefetched map[string][]byte
 	// draft is the layout of a v3 draft hierarchy (nil for other formats).
-	draft *draftLayout
+	draft *meta.Draft
 
 	// remote and workers: Options.Remote and how many nodes Children
 	// loads at once.
@@ -99,10 +100,10 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 	if doc, ok, err := get(v3Doc); err != nil {
 		return nil, err
 	} else if ok {
-		if draft, err := detectDraft(doc); err != nil {
+		if draft, err := meta.DetectDraft(doc); err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", st, v3Doc, err)
 		} else if draft != nil {
-			h.format, h.draft = draft.format, draft
+			h.format, h.draft = draft.Format(), draft
 			return h, nil
 		}
 		h.format = FormatV3
@@ -212,7 +213,7 @@ func getDocument(ctx context.Context, st store.Store, key string) ([]byte, time.
 func (h *Hierarchy) readV3Consolidated(doc []byte) error {
 	// Members are looked up by their exact names (decoding into a struct
 	// would match "Consolidated_Metadata" too).
-	obj, err := decodeObject(v3Doc, doc)
+	obj, err := meta.DecodeObject(v3Doc, doc)
 	if err != nil {
 		return nil // the root node reports the problem
 	}
@@ -243,7 +244,7 @@ func (h *Hierarchy) readV3Consolidated(doc []byte) error {
 
 // readV2Consolidated loads a .zmetadata document.
 func (h *Hierarchy) readV2Consolidated(doc []byte) error {
-	obj, err := decodeObject(v2Consolidated, doc)
+	obj, err := meta.DecodeObject(v2Consolidated, doc)
 	if err != nil {
 		return err
 	}
@@ -452,16 +453,16 @@ func (h *Hierarchy) loadV3(ctx context.Context, p string) (*Node, error) {
 	if !fromCons {
 		h.setModTime(ctx, n, key, mt)
 	}
-	v, err := parseV3Node(doc)
-	if v.kind != 0 {
-		n.Kind, n.Attributes = v.kind, v.attrs
+	v, err := meta.ParseV3Node(doc)
+	if v.Kind != 0 {
+		n.Kind, n.Attributes = v.Kind, v.Attributes
 	}
 	if err != nil {
 		n.Err = err
 		return n, nil
 	}
 	if n.Kind == KindArray {
-		n.Array, n.Err = parseV3Array(v)
+		n.Array, n.Err = newArray(meta.ParseV3Array(v))
 	}
 	return n, nil
 }
@@ -541,7 +542,7 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 		n.Err = fmt.Errorf("%s: %w", v2AttrsDoc, err)
 	} else if hasAttrs {
 		n.Documents = append(n.Documents, h.newDocument(v2AttrsDoc, attrsKey, attrs, attrsFromCons))
-		if n.Attributes, err = parseAttributes(v2AttrsDoc, attrs); err != nil {
+		if n.Attributes, err = meta.ParseAttributes(v2AttrsDoc, attrs); err != nil {
 			n.Err = err
 		}
 	}
@@ -552,9 +553,9 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 		return n, nil
 	}
 	if n.Kind == KindGroup {
-		n.Err = parseV2Group(doc)
+		n.Err = meta.ParseV2Group(doc)
 	} else {
-		n.Array, n.Err = parseV2Array(doc, n.Attributes)
+		n.Array, n.Err = newArray(meta.ParseV2Array(doc, n.Attributes))
 	}
 	return n, nil
 }

@@ -163,8 +163,8 @@ func TestHierarchyV2(t *testing.T) {
 	if names := []string{x.Documents[0].Name, x.Documents[1].Name}; !slices.Equal(names, []string{".zarray", ".zattrs"}) {
 		t.Errorf("x documents %v", names)
 	}
-	if !slices.Equal(x.Array.DimensionNames, []string{"t"}) {
-		t.Errorf("dimension names %v", x.Array.DimensionNames)
+	if !slices.Equal(x.Array.DimensionNames(), []string{"t"}) {
+		t.Errorf("dimension names %v", x.Array.DimensionNames())
 	}
 	got := make([]byte, 6)
 	if _, err := x.Array.ReadAt(ctx, got, 0); err != nil {

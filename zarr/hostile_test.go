@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -322,6 +321,22 @@ func hostileStore(name string, doc []byte) (keys map[string][]byte, path string)
 	return nil, ""
 }
 
+// plainNodeType returns the kind a document's node_type names plainly
+// ("array" or "group", exactly as written), or KindUnknown.
+func plainNodeType(doc []byte) Kind {
+	var obj map[string]json.RawMessage
+	if len(doc) > MaxDocumentSize || json.Unmarshal(doc, &obj) != nil {
+		return KindUnknown
+	}
+	switch string(obj["node_type"]) {
+	case `"array"`:
+		return KindArray
+	case `"group"`:
+		return KindGroup
+	}
+	return KindUnknown
+}
+
 // nodeError returns the error that reading a node's data gives.
 func nodeError(n *Node) error {
 	switch {
@@ -381,7 +396,7 @@ func checkHostileNode(t *testing.T, name string, doc []byte, want hostileWant) {
 	// data then fails to read), not as an empty group; a broken draft
 	// group document is a group.
 	draftArray := strings.HasSuffix(name, ".array") || strings.HasSuffix(name, ".array.json")
-	if (strings.HasPrefix(name, "v2-") || strings.HasPrefix(name, "v1-") || draftArray || strings.HasPrefix(name, "v3-") && v3KindHint(doc).kind == KindArray) && n.Kind != KindArray {
+	if (strings.HasPrefix(name, "v2-") || strings.HasPrefix(name, "v1-") || draftArray || strings.HasPrefix(name, "v3-") && plainNodeType(doc) == KindArray) && n.Kind != KindArray {
 		t.Errorf("node %q: kind %v, want array", path, n.Kind)
 	}
 	if (strings.HasSuffix(name, ".group") || strings.HasSuffix(name, ".group.json")) && n.Kind != KindGroup {
@@ -389,7 +404,7 @@ func checkHostileNode(t *testing.T, name string, doc []byte, want hostileWant) {
 	}
 	// A v3 document whose node type cannot be told makes a node of
 	// unknown kind, not a group.
-	if strings.HasPrefix(name, "v3-") && v3KindHint(doc).kind == KindUnknown && n.Kind != KindUnknown {
+	if strings.HasPrefix(name, "v3-") && plainNodeType(doc) == KindUnknown && n.Kind != KindUnknown {
 		t.Errorf("node %q: kind %v, want unknown", path, n.Kind)
 	}
 	if n.Array != nil && n.Array.Err == nil {
@@ -562,88 +577,6 @@ func hostileSeeds(f *testing.F, prefix string) [][]byte {
 	return out
 }
 
-// hostileMembers returns member key of every hostile document whose name
-// starts with prefix and that has it, for fuzz corpora.
-func hostileMembers(f *testing.F, prefix, key string) []json.RawMessage {
-	f.Helper()
-	var out []json.RawMessage
-	for _, doc := range hostileSeeds(f, prefix) {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(doc, &obj) == nil && obj[key] != nil {
-			out = append(out, obj[key])
-		}
-	}
-	return out
-}
-
-// FuzzDecodeObject: every metadata document goes through decodeObject; what
-// it accepts is one JSON object (once pythonJSON has turned Python's bare
-// NaN and Infinity into strings, which it does to nothing in valid JSON)
-// with no repeated member names.
-func FuzzDecodeObject(f *testing.F) {
-	f.Add([]byte(`{"a": {"b": [1, {"c": 2, "C": 3}]}, "A2": null}`))
-	f.Add([]byte(`{"a": 1, "a": 2}`))
-	f.Add([]byte(`{"a": [{"x": 1}, {"x": 2}], "b": {"x": {"x": 1}}}`))
-	f.Add([]byte(`{"\u0061": 1, "a": 2}`))
-	f.Add([]byte(`{"k\"": {"0": 0, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "10": 10, "11": 11, "12": 12, "13": 13, "14": 14, "15": 15, "16": 16, "17": 17, "3": 3}, "K\"": []}`))
-	f.Add([]byte(`[{"a": 1}, {"a": 1}, {"b": [{"c": 1, "C": 1}]}]`))
-	f.Add([]byte(`{"a": NaN, "b": [-Infinity, {"c": Infinity}], NaN: 1}`))
-	for _, prefix := range []string{"v1-", "v2-", "v3-"} {
-		for _, b := range hostileSeeds(f, prefix) {
-			f.Add(b)
-		}
-	}
-	f.Fuzz(func(t *testing.T, doc []byte) {
-		if json.Valid(doc) {
-			fast, slow := checkMemberNames(doc), memberNamesByTokens(doc)
-			if (fast == nil) != (slow == nil) {
-				t.Fatalf("checkMemberNames: %v; by tokens: %v", fast, slow)
-			}
-			sameMembers(t, doc)
-			if !bytes.Equal(pythonJSON(doc), doc) {
-				t.Fatalf("pythonJSON changed valid JSON %q to %q", doc, pythonJSON(doc))
-			}
-		}
-		obj, err := decodeObject("doc", doc)
-		if err != nil {
-			if !errors.Is(err, ErrInvalidMetadata) {
-				t.Fatalf("error %v does not match ErrInvalidMetadata", err)
-			}
-			return
-		}
-		if obj == nil || !json.Valid(pythonJSON(doc)) {
-			t.Fatalf("accepted %q", doc)
-		}
-		folded := map[string]bool{}
-		for k := range obj {
-			if folded[strings.ToLower(k)] {
-				t.Fatalf("accepted case-variant member %q", k)
-			}
-			folded[strings.ToLower(k)] = true
-		}
-	})
-}
-
-// sameMembers fails t unless splitObject splits doc (valid JSON) into the
-// members encoding/json decodes.
-func sameMembers(t *testing.T, doc []byte) {
-	t.Helper()
-	var want map[string]json.RawMessage
-	err := json.Unmarshal(doc, &want)
-	got, ok := splitObject(doc)
-	if ok != (err == nil && want != nil) {
-		t.Fatalf("splitObject(%q): ok %v; encoding/json: %v, %v", doc, ok, want, err)
-	}
-	if len(got) != len(want) {
-		t.Fatalf("splitObject(%q): %d members, encoding/json %d", doc, len(got), len(want))
-	}
-	for k, v := range want {
-		if g, found := got[k]; !found || !bytes.Equal(g, v) {
-			t.Fatalf("splitObject(%q): member %q is %q, encoding/json %q", doc, k, g, v)
-		}
-	}
-}
-
 // draftFuzzLayouts are the places FuzzDraftNode puts its document, named
 // as hostileStore expects.
 var draftFuzzLayouts = []string{"d19-.array", "d19-.group", "d19-.zarr.json", "d22-.array.json", "d22-.group.json", "d22-.zarr.json"}
@@ -796,60 +729,4 @@ func FuzzConsolidated(f *testing.F) {
 		}
 		walk("", 0)
 	})
-}
-
-// memberNamesByTokens is checkMemberNames written plainly with
-// encoding/json's tokenizer (and 30 times slower): FuzzDecodeObject checks
-// that the two agree.
-func memberNamesByTokens(doc []byte) error {
-	type frame struct {
-		names   map[string]bool // nil for an array
-		wantKey bool
-	}
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var stack []frame
-	folded := map[string]bool{}
-	valueDone := func() {
-		if n := len(stack); n > 0 && stack[n-1].names != nil {
-			stack[n-1].wantKey = true
-		}
-	}
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if n := len(stack); n > 0 && stack[n-1].wantKey {
-			if name, ok := tok.(string); ok {
-				top := &stack[n-1]
-				if top.names[name] {
-					return errors.New("twice")
-				}
-				if n == 1 {
-					if folded[strings.ToLower(name)] {
-						return errors.New("case")
-					}
-					folded[strings.ToLower(name)] = true
-				}
-				top.names[name] = true
-				top.wantKey = false
-				continue
-			}
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, frame{names: map[string]bool{}, wantKey: true})
-		case json.Delim('['):
-			stack = append(stack, frame{})
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-			valueDone()
-		default:
-			valueDone()
-		}
-	}
 }

@@ -29,48 +29,19 @@ type Info struct {
 	Error          string          `json:"error,omitempty"`
 }
 
-// String returns the format as shown to users: "v2", "v3", "v1",
-// "v3-draft-2019", "v3-draft-2022".
-func (f Format) String() string {
-	switch f {
-	case FormatV1:
-		return "v1"
-	case FormatV2:
-		return "v2"
-	case FormatV3:
-		return "v3"
-	case FormatV3Draft2019:
-		return "v3-draft-2019"
-	case FormatV3Draft2022:
-		return "v3-draft-2022"
-	}
-	return "unknown(" + strconv.Itoa(int(f)) + ")"
-}
-
-// String returns "group", "array" or "unknown".
-func (k Kind) String() string {
-	switch k {
-	case KindGroup:
-		return "group"
-	case KindArray:
-		return "array"
-	}
-	return "unknown"
-}
-
 // Info returns the node's summary.
 func (n *Node) Info() Info {
 	i := Info{Path: "/" + n.Path, Kind: n.Kind.String(), Format: n.Format.String(), Attributes: compactJSON(n.Attributes)}
 	if a := n.Array; a != nil {
-		i.Shape, i.Chunks = a.Shape, a.ChunkShape
-		i.DataType = a.dt.spelling
+		i.Shape, i.Chunks = a.Shape(), a.ChunkShape()
+		i.DataType = a.Spelling()
 		if i.DataType == "" {
-			i.DataType = a.DataType.Name
+			i.DataType = a.DataType().Name
 		}
-		i.NumPy = a.DataType.NumPy
-		i.Codecs = compactJSON(a.Codecs)
-		i.FillValue = compactJSON(a.FillValue)
-		i.DimensionNames = a.DimensionNames
+		i.NumPy = a.DataType().NumPy
+		i.Codecs = compactJSON(a.Codecs())
+		i.FillValue = compactJSON(a.FillValue())
+		i.DimensionNames = a.DimensionNames()
 		if a.Err != nil {
 			i.Error = a.Err.Error()
 		}

@@ -64,7 +64,7 @@ func TestReadPathByteForByte(t *testing.T) {
 				n := openArrayNode(t, mem, o.opts)
 				before := partialDecodes.Load()
 				checkReadPath(t, n.Array, want, rng)
-				if n.Array.pipe.Parts() == codec.PartsDecoded && o.opts.CacheSize >= 0 && partialDecodes.Load() == before {
+				if n.Array.Pipeline().Parts() == codec.PartsDecoded && o.opts.CacheSize >= 0 && partialDecodes.Load() == before {
 					t.Error("no random read decoded part of a chunk (Blosc blocks, a shard's inner chunks)")
 				}
 			})
@@ -446,7 +446,7 @@ func writeReadPathArray(t *testing.T, st WritableStore, meta ArrayMeta, seed uin
 	if _, err := w.WriteAt(ctx, want[:rows*rowBytes], 0); err != nil {
 		t.Fatal(err)
 	}
-	copy(want[rows*rowBytes:], refFill(int((w.Size()-rows*rowBytes)/int64(len(w.fill))), w.fill))
+	copy(want[rows*rowBytes:], refFill(int((w.Size()-rows*rowBytes)/int64(len(w.FillElement()))), w.FillElement()))
 	return want
 }
 

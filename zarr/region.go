@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/zarrfs/zarrfs/internal/nd"
+	"github.com/zarrfs/zarrfs/zarr/meta"
 )
 
 // ReadRegion reads the box of the array that starts at start and has the
@@ -20,7 +21,8 @@ func (a *Array) ReadRegion(ctx context.Context, start, shape []int64, dst []byte
 // in C order, little-endian: a plane of a volume, or every k-th row and
 // column of it. See ReadOrthogonal.
 func (a *Array) ReadStrided(ctx context.Context, start, shape, step []int64, dst []byte) error {
-	r := len(a.Shape)
+	dims := a.Shape()
+	r := len(dims)
 	if step == nil {
 		step = slices.Repeat([]int64{1}, r)
 	}
@@ -28,12 +30,12 @@ func (a *Array) ReadStrided(ctx context.Context, start, shape, step []int64, dst
 		return fmt.Errorf("array %q: region start %v, shape %v and step %v must have rank %d", "/"+a.path, start, shape, step, r)
 	}
 	for i := range r {
-		if start[i] < 0 || shape[i] < 0 || step[i] < 1 || start[i] > a.Shape[i] ||
-			shape[i] > 0 && (shape[i]-1 > (a.Shape[i]-1-start[i])/step[i] || start[i] == a.Shape[i]) {
-			return fmt.Errorf("array %q: region at %v of shape %v, step %v, is outside shape %v", "/"+a.path, start, shape, step, a.Shape)
+		if start[i] < 0 || shape[i] < 0 || step[i] < 1 || start[i] > dims[i] ||
+			shape[i] > 0 && (shape[i]-1 > (dims[i]-1-start[i])/step[i] || start[i] == dims[i]) {
+			return fmt.Errorf("array %q: region at %v of shape %v, step %v, is outside shape %v", "/"+a.path, start, shape, step, dims)
 		}
 	}
-	if n, err := product("region shape", shape, int64(max(a.dt.Size, 1))); err != nil || n != int64(len(dst)) {
+	if n, err := meta.Product("region shape", shape, int64(max(a.DataType().Size, 1))); err != nil || n != int64(len(dst)) {
 		return fmt.Errorf("array %q: region of shape %v needs %d bytes, got %d", "/"+a.path, shape, n, len(dst))
 	}
 	indices := make([][]int64, r)
@@ -61,21 +63,22 @@ func (a *Array) ReadOrthogonal(ctx context.Context, indices [][]int64, dst []byt
 	if a.Variable() {
 		return fmt.Errorf("array %q: %w: variable-length elements have no byte content (use Elements)", "/"+a.path, ErrUnsupported)
 	}
-	r := len(a.Shape)
+	dims := a.Shape()
+	r := len(dims)
 	if len(indices) != r {
 		return fmt.Errorf("array %q: indices of rank %d for rank %d", "/"+a.path, len(indices), r)
 	}
 	shape := make([]int64, r)
 	for i, idx := range indices {
 		for k, x := range idx {
-			if x < 0 || x >= a.Shape[i] || k > 0 && x <= idx[k-1] {
-				return fmt.Errorf("array %q: indices along dimension %d are not strictly increasing inside 0 … %d", "/"+a.path, i, a.Shape[i]-1)
+			if x < 0 || x >= dims[i] || k > 0 && x <= idx[k-1] {
+				return fmt.Errorf("array %q: indices along dimension %d are not strictly increasing inside 0 … %d", "/"+a.path, i, dims[i]-1)
 			}
 		}
 		shape[i] = int64(len(idx))
 	}
-	size := int64(a.dt.Size)
-	n, err := product("region shape", shape, size)
+	size := int64(a.DataType().Size)
+	n, err := meta.Product("region shape", shape, size)
 	if err != nil || n != int64(len(dst)) {
 		return fmt.Errorf("array %q: region of shape %v needs %d bytes, got %d", "/"+a.path, shape, n, len(dst))
 	}
@@ -88,7 +91,7 @@ func (a *Array) ReadOrthogonal(ctx context.Context, indices [][]int64, dst []byt
 		switch {
 		case v.placed:
 		case v.missing:
-			fillElements(out(r), a.fill)
+			a.FillElements(out(r))
 		default:
 			copy(out(r), v.fixed[r.inOff*size:])
 		}
@@ -113,7 +116,7 @@ func (a *Array) orthogonalRuns(indices [][]int64, fn func(run) error) error {
 	if r == 0 {
 		return fn(run{n: 1})
 	}
-	chunks := a.ChunkShape
+	chunks := a.ChunkShape()
 	cstride := nd.Strides(chunks, 1)
 	shape := make([]int64, r)
 	groups := make([][]indexGroup, r)
@@ -142,7 +145,7 @@ func (a *Array) orthogonalRuns(indices [][]int64, fn func(run) error) error {
 			gr := groups[i][g[i]]
 			cidx[i], lo[i], hi[i] = gr.chunk, gr.lo, gr.hi-1
 		}
-		lin := a.layout.linear(cidx)
+		lin := a.Layout().Linear(cidx)
 		copy(k, lo)
 		for {
 			var in, out int64

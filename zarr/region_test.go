@@ -38,7 +38,7 @@ func TestReadStrided(t *testing.T) {
 		for _, o := range readPathOptions {
 			t.Run(ar.name+"/"+o.name, func(t *testing.T) {
 				a := openArrayNode(t, mem, o.opts).Array
-				item := int64(a.DataType.Size)
+				item := int64(a.DataType().Size)
 				rng := rand.New(rand.NewPCG(8, 9))
 				check := func(start, shape, step []int64) {
 					t.Helper()
@@ -53,11 +53,11 @@ func TestReadStrided(t *testing.T) {
 					if err != nil {
 						t.Fatalf("region at %v of shape %v, step %v: %v", start, shape, step, err)
 					}
-					if !bytes.Equal(dst, stridedRef(want, a.Shape, start, shape, step, item)) {
+					if !bytes.Equal(dst, stridedRef(want, a.Shape(), start, shape, step, item)) {
 						t.Fatalf("region at %v of shape %v, step %v differs", start, shape, step)
 					}
 				}
-				h, w := a.Shape[0], a.Shape[1]
+				h, w := a.Shape()[0], a.Shape()[1]
 				check([]int64{0, 0}, []int64{h, w}, nil)
 				check([]int64{h / 2, 0}, []int64{1, w}, nil)
 				check([]int64{0, w / 2}, []int64{h, 1}, nil)
@@ -159,7 +159,7 @@ func TestReadRegionChunksTouched(t *testing.T) {
 			if err := a.ReadStrided(ctx, c.start, c.shape, step, dst); err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(dst, stridedRef(want, a.Shape, c.start, c.shape, step, 2)) {
+			if !bytes.Equal(dst, stridedRef(want, a.Shape(), c.start, c.shape, step, 2)) {
 				t.Fatal("region differs")
 			}
 			if st.whole != c.wantWhole || (c.wantSome > 0) != (st.ranged > 0) {
@@ -180,7 +180,7 @@ func TestReadOrthogonal(t *testing.T) {
 		want := writeReadPathArray(t, mem, ar.meta, 1)
 		t.Run(ar.name, func(t *testing.T) {
 			a := openArrayNode(t, mem, Options{}).Array
-			item := int64(a.DataType.Size)
+			item := int64(a.DataType().Size)
 			rng := rand.New(rand.NewPCG(10, 11))
 			pick := func(n int64) []int64 {
 				var idx []int64
@@ -193,7 +193,7 @@ func TestReadOrthogonal(t *testing.T) {
 				return idx
 			}
 			for range 30 {
-				indices := [][]int64{pick(a.Shape[0]), pick(a.Shape[1])}
+				indices := [][]int64{pick(a.Shape()[0]), pick(a.Shape()[1])}
 				dst := make([]byte, int64(len(indices[0])*len(indices[1]))*item)
 				if err := a.ReadOrthogonal(ctx, indices, dst); err != nil {
 					t.Fatal(err)
@@ -201,7 +201,7 @@ func TestReadOrthogonal(t *testing.T) {
 				var ref []byte
 				for _, y := range indices[0] {
 					for _, x := range indices[1] {
-						e := y*a.Shape[1] + x
+						e := y*a.Shape()[1] + x
 						ref = append(ref, want[e*item:(e+1)*item]...)
 					}
 				}
@@ -212,7 +212,7 @@ func TestReadOrthogonal(t *testing.T) {
 			for _, bad := range [][][]int64{
 				{{1, 0}, {0}},
 				{{0, 0}, {0}},
-				{{0}, {a.Shape[1]}},
+				{{0}, {a.Shape()[1]}},
 				{{-1}, {0}},
 				{{0}},
 			} {

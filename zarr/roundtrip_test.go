@@ -50,8 +50,8 @@ func TestWriteReadRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			size := a.Size()
-			item := int64(a.DataType.Size)
-			want := refFill(int(size/item), a.fill)
+			item := int64(a.DataType().Size)
+			want := refFill(int(size/item), a.FillElement())
 			got := make([]byte, size)
 			if n, err := a.ReadAt(ctx, got, 0); (err != nil && !errors.Is(err, io.EOF)) || int64(n) != size {
 				t.Fatalf("ReadAt empty = %d, %v", n, err)
@@ -172,7 +172,7 @@ func TestV2BloscTypeSize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		data := make([]byte, 256*a.DataType.Size)
+		data := make([]byte, 256*a.DataType().Size)
 		for i := range data {
 			data[i] = byte(i * 7)
 		}

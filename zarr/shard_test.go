@@ -30,7 +30,7 @@ func TestShardedRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	want := refFill(int(a.Size()/4), a.fill)
+	want := refFill(int(a.Size()/4), a.FillElement())
 	for range 10 {
 		off := rng.Int64N(a.Size()/4) * 4
 		n := min(rng.Int64N(400)*4+4, a.Size()-off)
@@ -114,7 +114,7 @@ func testShardedPartialReads(t *testing.T, cols int64) {
 	if _, err := a.WriteAt(ctx, want[:2*cols*20], 0); err != nil {
 		t.Fatal(err)
 	}
-	copy(want[2*cols*20:], refFill(int(cols*30), a.fill))
+	copy(want[2*cols*20:], refFill(int(cols*30), a.FillElement()))
 	st := &rangeCounter{Store: mem}
 	h, err := Open(ctx, st, Options{})
 	if err != nil {

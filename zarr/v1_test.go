@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -298,13 +297,13 @@ func TestV1SeedExample(t *testing.T) {
 		t.Fatalf("root: %v %+v", err, n)
 	}
 	a := n.Array
-	if a.Size() != 1000000*1000*4 || a.DataType.NumPy != "<i4" || a.ChunkShape[0] != 10000 {
-		t.Fatalf("array: size %d dtype %+v chunks %v", a.Size(), a.DataType, a.ChunkShape)
+	if a.Size() != 1000000*1000*4 || a.DataType().NumPy != "<i4" || a.ChunkShape()[0] != 10000 {
+		t.Fatalf("array: size %d dtype %+v chunks %v", a.Size(), a.DataType(), a.ChunkShape())
 	}
 	if got, want := string(compactJSON(n.Attributes)), `{"bar":4.2,"baz":"quux","foo":42}`; got != want {
 		t.Errorf("attributes %s, want %s", got, want)
 	}
-	if got := string(compactJSON(a.Codecs)); got != `[{"name":"blosc","configuration":{"clevel":3,"cname":"lz4","shuffle":1}}]` {
+	if got := string(compactJSON(a.Codecs())); got != `[{"name":"blosc","configuration":{"clevel":3,"cname":"lz4","shuffle":1}}]` {
 		t.Errorf("codecs %s", got)
 	}
 	for _, c := range []struct {
@@ -338,54 +337,4 @@ func TestV1PythonNaN(t *testing.T) {
 			t.Errorf("element %d = %v, want %v", i, g, w)
 		}
 	}
-}
-
-func TestV1Invalid(t *testing.T) {
-	base := `"shape": [4], "chunks": [2], "dtype": "<i4", "fill_value": 0, "order": "C", "compression": "none", "compression_opts": null`
-	cases := []struct {
-		name, meta  string
-		unsupported bool
-	}{
-		{"not json", `{`, false},
-		{"format 2", `{` + base + `, "zarr_format": 2}`, false},
-		{"no format", `{` + base + `}`, false},
-		{"rank mismatch", `{"shape": [4], "chunks": [2, 2], "dtype": "<i4", "zarr_format": 1}`, false},
-		{"order", `{"shape": [4], "chunks": [2], "dtype": "<i4", "order": "K", "zarr_format": 1}`, false},
-		{"zlib opts", `{"shape": [4], "chunks": [2], "dtype": "<i4", "compression": "zlib", "compression_opts": {}, "zarr_format": 1}`, false},
-		{"blosc opts", `{"shape": [4], "chunks": [2], "dtype": "<i4", "compression": "blosc", "compression_opts": 3, "zarr_format": 1}`, false},
-		{"fill", `{"shape": [4], "chunks": [2], "dtype": "<i4", "fill_value": "x", "zarr_format": 1}`, false},
-		{"unknown compression", `{"shape": [4], "chunks": [2], "dtype": "<i4", "compression": "snappy", "zarr_format": 1}`, true},
-		{"object dtype", `{"shape": [4], "chunks": [2], "dtype": "|O", "zarr_format": 1}`, true},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			a, err := parseV1Array([]byte(c.meta))
-			if c.unsupported {
-				if err != nil || a == nil || !errors.Is(a.Err, ErrUnsupported) {
-					t.Fatalf("parseV1Array = %+v, %v; want an array with an unsupported error", a, err)
-				}
-				return
-			}
-			if !errors.Is(err, ErrInvalidMetadata) {
-				t.Fatalf("parseV1Array = %+v, %v; want ErrInvalidMetadata", a, err)
-			}
-		})
-	}
-}
-
-func FuzzParseV1Array(f *testing.F) {
-	f.Add([]byte(`{"shape": [4, 3], "chunks": [2, 2], "dtype": "<f8", "fill_value": NaN, "order": "F", "compression": "blosc", "compression_opts": {"cname": "lz4", "clevel": 3, "shuffle": 1}, "zarr_format": 1}`))
-	f.Add([]byte(`{"shape": [4], "chunks": [2], "dtype": "|S3", "compression": "zlib", "compression_opts": 1, "zarr_format": 1}`))
-	for _, b := range hostileSeeds(f, "v1-") {
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, doc []byte) {
-		a, err := parseV1Array(doc)
-		if err == nil && a == nil {
-			t.Fatal("nil array without an error")
-		}
-		if err != nil && !errors.Is(err, ErrInvalidMetadata) && !errors.Is(err, ErrUnsupported) {
-			t.Fatalf("error %v is neither invalid metadata nor unsupported", err)
-		}
-	})
 }

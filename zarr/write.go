@@ -10,8 +10,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/zarrfs/zarrfs/codec"
 	"github.com/zarrfs/zarrfs/internal/nd"
 	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/zarr/meta"
 )
 
 // writeCacheSize is the decoded-chunk cache of an array returned by CreateArray.
@@ -39,6 +41,14 @@ func jsonValue(v any) any {
 		return jsonFloat(float64(f))
 	}
 	return v
+}
+
+// jsonFloat returns f as a JSON value the way zarr writes fill values.
+func jsonFloat(f float64) any {
+	if s := codec.NonFiniteName(f); s != "" {
+		return s
+	}
+	return f
 }
 
 // WritableStore is a store that can also be changed.
@@ -146,18 +156,12 @@ func v2CodecJSON(c CodecSpec) map[string]any {
 	return m
 }
 
-// v3Codec is a v3 codec object with its members in the usual order.
-type v3Codec struct {
-	Name          string `json:"name"`
-	Configuration any    `json:"configuration,omitempty"`
-}
-
 // v3CodecJSON returns a v3 codec object for spec.
-func v3CodecJSON(c CodecSpec) v3Codec {
+func v3CodecJSON(c CodecSpec) meta.CodecJSON {
 	if c.Configuration == nil {
-		return v3Codec{Name: c.Name}
+		return meta.CodecJSON{Name: c.Name}
 	}
-	return v3Codec{Name: c.Name, Configuration: c.Configuration}
+	return meta.CodecJSON{Name: c.Name, Configuration: c.Configuration}
 }
 
 // CreateArray writes the metadata of an array at path, as zarr-python
@@ -206,7 +210,7 @@ func CreateArray(ctx context.Context, st WritableStore, path string, m ArrayMeta
 			}
 			attrsDoc = docs[v2AttrsDoc]
 		}
-		if a, err = parseV2Array(docs[v2ArrayDoc], attrsDoc); err != nil {
+		if a, err = newArray(meta.ParseV2Array(docs[v2ArrayDoc], attrsDoc)); err != nil {
 			return fail(err)
 		}
 	case FormatV3, 0:
@@ -245,11 +249,11 @@ func CreateArray(ctx context.Context, st WritableStore, path string, m ArrayMeta
 		if docs[v3Doc], err = marshalDoc(doc, "  "); err != nil {
 			return fail(err)
 		}
-		v, err := parseV3Node(docs[v3Doc])
+		v, err := meta.ParseV3Node(docs[v3Doc])
 		if err != nil {
 			return fail(err)
 		}
-		if a, err = parseV3Array(v); err != nil {
+		if a, err = newArray(meta.ParseV3Array(v)); err != nil {
 			return fail(err)
 		}
 	default:
@@ -302,23 +306,23 @@ func (a *Array) writable() (WritableStore, error) {
 // set or the chunk is missing) and changes it in place.
 func (a *Array) updateChunk(ctx context.Context, w WritableStore, lin int64, fresh bool, modify func(chunk []byte)) error {
 	key := a.chunkKeyAt(lin)
-	item := int64(a.dt.Size)
-	chunk := make([]byte, a.layout.chunkElems*item)
+	item := int64(a.DataType().Size)
+	chunk := make([]byte, a.Layout().ChunkElems()*item)
 	if fresh {
-		fillElements(chunk, a.fill)
+		a.FillElements(chunk)
 	} else {
 		v, err := a.loadChunk(ctx, lin)
 		if err != nil {
 			return err
 		}
 		if v.missing {
-			fillElements(chunk, a.fill)
+			a.FillElements(chunk)
 		} else {
 			copy(chunk, v.fixed)
 		}
 	}
 	modify(chunk)
-	enc, err := a.pipe.Encode(chunk)
+	enc, err := a.Pipeline().Encode(chunk)
 	if err != nil {
 		return a.chunkError(key, err)
 	}
@@ -340,15 +344,15 @@ func (a *Array) WriteAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if off < 0 || off > a.layout.size || int64(len(p)) > a.layout.size-off {
-		return 0, fmt.Errorf("array %q: write of %d bytes at %d is outside its %d bytes", "/"+a.path, len(p), off, a.layout.size)
+	if off < 0 || off > a.Size() || int64(len(p)) > a.Size()-off {
+		return 0, fmt.Errorf("array %q: write of %d bytes at %d is outside its %d bytes", "/"+a.path, len(p), off, a.Size())
 	}
 	if len(p) == 0 {
 		return 0, nil
 	}
 	a.writeMu.Lock()
 	defer a.writeMu.Unlock()
-	item := int64(a.dt.Size)
+	item := int64(a.DataType().Size)
 	end := off + int64(len(p))
 	e0, e1 := off/item, (end-1)/item+1
 	buf := p
@@ -403,17 +407,18 @@ func (a *Array) WriteRegion(ctx context.Context, start, shape []int64, data []by
 	if err != nil {
 		return err
 	}
-	r := len(a.Shape)
+	dims, chunks := a.Shape(), a.ChunkShape()
+	r := len(dims)
 	if len(start) != r || len(shape) != r {
 		return fmt.Errorf("array %q: region start %v and shape %v must have rank %d", "/"+a.path, start, shape, r)
 	}
 	for i := range r {
-		if start[i] < 0 || shape[i] < 0 || start[i] > a.Shape[i] || shape[i] > a.Shape[i]-start[i] {
-			return fmt.Errorf("array %q: region at %v of shape %v is outside shape %v", "/"+a.path, start, shape, a.Shape)
+		if start[i] < 0 || shape[i] < 0 || start[i] > dims[i] || shape[i] > dims[i]-start[i] {
+			return fmt.Errorf("array %q: region at %v of shape %v is outside shape %v", "/"+a.path, start, shape, dims)
 		}
 	}
-	item := int64(a.dt.Size)
-	n, err := product("region shape", shape, item)
+	item := int64(a.DataType().Size)
+	n, err := meta.Product("region shape", shape, item)
 	if err != nil || n != int64(len(data)) {
 		return fmt.Errorf("array %q: region of shape %v needs %d bytes, got %d", "/"+a.path, shape, n, len(data))
 	}
@@ -424,8 +429,8 @@ func (a *Array) WriteRegion(ctx context.Context, start, shape []int64, data []by
 	defer a.writeMu.Unlock()
 	first, last := make([]int64, r), make([]int64, r)
 	for i := range r {
-		first[i] = start[i] / a.ChunkShape[i]
-		last[i] = (start[i] + shape[i] - 1) / a.ChunkShape[i]
+		first[i] = start[i] / chunks[i]
+		last[i] = (start[i] + shape[i] - 1) / chunks[i]
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
@@ -437,17 +442,17 @@ func (a *Array) WriteRegion(ctx context.Context, start, shape []int64, data []by
 		inChunk, inData, size := make([]int64, r), make([]int64, r), make([]int64, r)
 		fresh := true
 		for i := range r {
-			origin := c[i] * a.ChunkShape[i]
+			origin := c[i] * chunks[i]
 			lo := max(start[i], origin)
-			hi := min(start[i]+shape[i], origin+a.ChunkShape[i])
+			hi := min(start[i]+shape[i], origin+chunks[i])
 			inChunk[i], inData[i], size[i] = lo-origin, lo-start[i], hi-lo
-			if lo != origin || hi != min(origin+a.ChunkShape[i], a.Shape[i]) {
+			if lo != origin || hi != min(origin+chunks[i], dims[i]) {
 				fresh = false
 			}
 		}
 		g.Go(func() error {
-			return a.updateChunk(gctx, w, a.layout.linear(c), fresh, func(chunk []byte) {
-				nd.Copy(chunk, a.ChunkShape, inChunk, data, shape, inData, size, item)
+			return a.updateChunk(gctx, w, a.Layout().Linear(c), fresh, func(chunk []byte) {
+				nd.Copy(chunk, chunks, inChunk, data, shape, inData, size, item)
 			})
 		})
 		if !nd.Next(cidx, first, last) {

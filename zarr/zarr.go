@@ -1,8 +1,9 @@
-// Package zarr is zarrfs's Zarr engine: metadata for every Zarr format (v1,
-// v2, v3 and the v3 drafts of 2019 and 2022), data types and fill values,
-// chunk grids and chunk key encodings, hierarchy discovery (listing and
-// consolidated metadata), and reading and writing array contents through
-// the codec pipeline with a decoded-chunk cache.
+// Package zarr is zarrfs's Zarr engine: hierarchy discovery (listing and
+// consolidated metadata) for every Zarr format (v1, v2, v3 and the v3
+// drafts of 2019 and 2022), and reading and writing array contents through
+// the codec pipeline with a decoded-chunk cache. The metadata documents,
+// data types and fill values are read by package zarr/meta, whose types
+// this package re-exports where its users need them.
 //
 // The engine is a Go library; it knows nothing of FUSE. Its view of an array
 // is the array's logical content: elements in C order, each little-endian,
@@ -19,6 +20,7 @@ import (
 
 	"github.com/zarrfs/zarrfs/codec"
 	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/zarr/meta"
 )
 
 // Sentinel errors. Errors from this package wrap one of them (or a store or
@@ -28,7 +30,7 @@ var (
 	ErrUnsupported = codec.ErrUnsupported
 	ErrCorrupt     = codec.ErrCorrupt
 	// ErrInvalidMetadata marks a metadata document that is not valid for its format.
-	ErrInvalidMetadata = errors.New("invalid metadata")
+	ErrInvalidMetadata = meta.ErrInvalidMetadata
 )
 
 // ObjectType is the DataType.Name of object arrays read through numcodecs'
@@ -36,25 +38,35 @@ var (
 const ObjectType = codec.ObjectType
 
 // Format is the Zarr format a node is stored in.
-type Format int
+type Format = meta.Format
 
 const (
-	FormatV1          Format = 1 + iota // zarr_format 1: meta/attrs
-	FormatV2                            // zarr_format 2: .zarray/.zgroup/.zattrs
-	FormatV3                            // zarr_format 3: zarr.json
-	FormatV3Draft2019                   // the 2019 v3 draft: zarr.json entry point, meta/root.array …
-	FormatV3Draft2022                   // the 2022 v3 draft (zarr-python 2.13 experimental v3)
+	FormatV1          = meta.FormatV1          // zarr_format 1: meta/attrs
+	FormatV2          = meta.FormatV2          // zarr_format 2: .zarray/.zgroup/.zattrs
+	FormatV3          = meta.FormatV3          // zarr_format 3: zarr.json
+	FormatV3Draft2019 = meta.FormatV3Draft2019 // the 2019 v3 draft: zarr.json entry point, meta/root.array …
+	FormatV3Draft2022 = meta.FormatV3Draft2022 // the 2022 v3 draft (zarr-python 2.13 experimental v3)
 )
 
 // Kind tells groups from arrays.
-type Kind int
+type Kind = meta.Kind
 
 const (
 	// KindUnknown is the kind of a node whose metadata is too broken to
 	// tell (not JSON, or no valid node_type); its Err says why.
-	KindUnknown Kind = iota
-	KindGroup
-	KindArray
+	KindUnknown = meta.KindUnknown
+	KindGroup   = meta.KindGroup
+	KindArray   = meta.KindArray
+)
+
+// Limits on what the engine accepts from metadata.
+const (
+	// MaxRank is the largest number of dimensions an array may have.
+	MaxRank = meta.MaxRank
+	// MaxChunkBytes bounds the decoded size of one chunk.
+	MaxChunkBytes = meta.MaxChunkBytes
+	// MaxDocumentSize bounds the size of a metadata document.
+	MaxDocumentSize = meta.MaxDocumentSize
 )
 
 // Document is a metadata document as the mount shows it: the name it has in
@@ -129,39 +141,50 @@ type Node struct {
 	Err error
 }
 
+// The names of the metadata documents, as package meta knows them.
+const (
+	v1MetaDoc      = meta.V1MetaDoc
+	v1AttrsDoc     = meta.V1AttrsDoc
+	v2ArrayDoc     = meta.V2ArrayDoc
+	v2GroupDoc     = meta.V2GroupDoc
+	v2AttrsDoc     = meta.V2AttrsDoc
+	v2Consolidated = meta.V2Consolidated
+	v3Doc          = meta.V3Doc
+)
+
 // DataType describes the element type of an array as the engine exposes it.
-type DataType struct {
-	// Name is the v3 name of the type ("float32", "int16", "fixed_length_utf32" …).
-	Name string
-	// Size is the size of one element of the logical content in bytes; 0
-	// for variable-length types.
-	Size int
-	// NumPy is the NumPy type string of the logical content ("<f4", "|u1",
-	// "|S7", "<U7", "<M8[ns]"); empty for variable-length types.
-	NumPy string
-}
+type DataType = meta.DataType
 
 // Array is an array node's metadata and the means to read and write it.
-// The metadata (the exported fields, and what the engine decodes of them)
-// is set when the node loads and never changes after: callers read it,
-// concurrently with reads and writes of the contents, and must not
-// modify it.
+// The metadata is a meta.Array, parsed when the node loads and never
+// changed after; its accessors (Shape, ChunkShape, DataType, FillValue,
+// DimensionNames, Codecs …) are the array's, and return copies, so that
+// callers may read them concurrently with reads and writes of the
+// contents and cannot change them.
 type Array struct {
-	Shape      []int64
-	ChunkShape []int64 // the regular chunk grid's chunk shape
-	DataType   DataType
-	// FillValue is the fill value as the metadata spells it (JSON).
-	FillValue json.RawMessage
-	// DimensionNames are the v3 dimension_names or the v2 _ARRAY_DIMENSIONS
-	// attribute; nil when there are none.
-	DimensionNames []string
-	// Codecs is the codec chain as JSON: the v3 "codecs" list, or for v2
-	// the filters and compressor in v3 form ({"name":…, "configuration":…}).
-	Codecs json.RawMessage
-	// Err is set when the array's contents cannot be read (an unsupported
-	// codec or data type); the metadata above is still valid.
+	// Err is set when the array's contents cannot be read from its store
+	// (an unsupported codec or data type, the metadata's Unsupported
+	// error, with the store and the array's path); the metadata is still
+	// valid. It is the array's state in its hierarchy, not metadata: the
+	// same metadata may be bound to different stores.
 	Err error
 
-	arrayMeta // the metadata decoded, set once by the parsers
-	arrayIO   // the store, the cache and the state of reads and writes
+	*arrayMeta // the parsed metadata
+	arrayIO    // the store, the cache and the state of reads and writes
+}
+
+// Meta returns the array's parsed metadata.
+func (a *Array) Meta() *meta.Array { return a.arrayMeta }
+
+// arrayMeta names meta.Array for embedding in Array, whose field is
+// then unexported: its methods are Array's, the value cannot be replaced.
+type arrayMeta = meta.Array
+
+// newArray returns the array of the parsed metadata m (nil for none) and
+// err, as the parsers return them.
+func newArray(m *meta.Array, err error) (*Array, error) {
+	if m == nil {
+		return nil, err
+	}
+	return &Array{Err: m.Unsupported(), arrayMeta: m}, err
 }

@@ -120,16 +120,16 @@ func convert(ctx context.Context, src, dst, kind string) error {
 		return err
 	}
 	in := n.Array
-	if in == nil || len(in.Shape) != 2 || in.Shape[1] != cols || in.DataType.NumPy != "<f4" {
+	if in == nil || len(in.Shape()) != 2 || in.Shape()[1] != cols || in.DataType().NumPy != "<f4" {
 		return fmt.Errorf("%s: want a float32 array %s of %d columns", src, arrayName, cols)
 	}
-	out, err := create(ctx, dst, in.Shape[0], kind)
+	out, err := create(ctx, dst, in.Shape()[0], kind)
 	if err != nil {
 		return err
 	}
 	buf := make([]byte, slabRows*cols*float32Size)
-	for r := int64(0); r < in.Shape[0]; r += slabRows {
-		rows := min(slabRows, in.Shape[0]-r)
+	for r := int64(0); r < in.Shape()[0]; r += slabRows {
+		rows := min(slabRows, in.Shape()[0]-r)
 		b := buf[:rows*cols*float32Size]
 		if _, err := in.ReadAt(ctx, b, r*cols*float32Size); err != nil {
 			return err

@@ -72,7 +72,7 @@ func describe(n *zarr.Node) []string {
 		cols[1] += "/"
 	}
 	if a := n.Array; a != nil {
-		cols[2], cols[3], cols[4] = view.PyTuple(a.Shape), a.DataType.Name, codecNames(a.Codecs)
+		cols[2], cols[3], cols[4] = view.PyTuple(a.Shape()), a.DataType().Name, codecNames(a.Codecs())
 		if a.Err != nil && n.Err == nil {
 			cols = append(cols, "error: "+oneLine(a.Err.Error()))
 		}

@@ -51,7 +51,7 @@ func TestExampleContent(t *testing.T) {
 	h := writeExample(t)
 
 	n, data := readAll(t, h, "temperature")
-	if got := strings.Join(n.Array.DimensionNames, ","); got != "time,lat,lon" {
+	if got := strings.Join(n.Array.DimensionNames(), ","); got != "time,lat,lon" {
 		t.Errorf("dimension names %q", got)
 	}
 	var attrs map[string]any
@@ -72,8 +72,8 @@ func TestExampleContent(t *testing.T) {
 	}
 
 	g, grav := readAll(t, h, "gravity")
-	if len(g.Array.Shape) != 0 || math.Float64frombits(binary.LittleEndian.Uint64(grav)) != 9.80665 {
-		t.Errorf("gravity shape %v value % x", g.Array.Shape, grav)
+	if len(g.Array.Shape()) != 0 || math.Float64frombits(binary.LittleEndian.Uint64(grav)) != 9.80665 {
+		t.Errorf("gravity shape %v value % x", g.Array.Shape(), grav)
 	}
 
 	_, sparse := readAll(t, h, "sparse")
@@ -122,8 +122,8 @@ func openDir(t *testing.T, path string) *zarr.Hierarchy {
 func TestExampleV2Content(t *testing.T) {
 	h := openDir(t, filepath.Join(writeExampleDir(t), V2Root))
 	p, precip := readAll(t, h, "precipitation")
-	if p.Format != zarr.FormatV2 || strings.Join(p.Array.DimensionNames, ",") != "month,lat,lon" {
-		t.Errorf("v2/precipitation format %v dims %v", p.Format, p.Array.DimensionNames)
+	if p.Format != zarr.FormatV2 || strings.Join(p.Array.DimensionNames(), ",") != "month,lat,lon" {
+		t.Errorf("v2/precipitation format %v dims %v", p.Format, p.Array.DimensionNames())
 	}
 	if len(precip) != 12*30*60*8 {
 		t.Errorf("precipitation size %d", len(precip))

@@ -1,4 +1,4 @@
-package zarr
+package meta
 
 import (
 	"fmt"
@@ -16,9 +16,9 @@ const (
 	MaxDocumentSize = 16 << 20
 )
 
-// product returns the product of dims (1 for none) times scale, or an error
+// Product returns the product of dims (1 for none) times scale, or an error
 // naming what on overflow.
-func product(what string, dims []int64, scale int64) (int64, error) {
+func Product(what string, dims []int64, scale int64) (int64, error) {
 	n := scale
 	for _, d := range dims {
 		var ok bool

@@ -1,8 +1,7 @@
-package zarr
+package meta
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,7 +28,9 @@ import (
 // A node with no document whose meta/ prefix has descendants is an
 // implicit group. The mount shows a node's document as array.json or
 // group.json and the root also shows zarr.json.
-type draftLayout struct {
+//
+// Draft is such a layout, as the entry point describes it.
+type Draft struct {
 	format      Format
 	metaRoot    string // "meta/root" or "meta"
 	suffix      string // metadata key suffix: "" or ".json"
@@ -45,11 +46,11 @@ const (
 	draftProtocolCore = "/purl.org/zarr/spec/protocol/core/3.0" // after http: or https:
 )
 
-// detectDraft reads the root zarr.json: nil (and no error) when it is not a
+// DetectDraft reads the root zarr.json: nil (and no error) when it is not a
 // draft entry point (its zarr_format is not a string), the draft's layout,
 // or an error for a draft entry point zarrfs cannot follow.
-func detectDraft(doc []byte) (*draftLayout, error) {
-	obj, err := decodeObject(v3Doc, doc)
+func DetectDraft(doc []byte) (*Draft, error) {
+	obj, err := DecodeObject(V3Doc, doc)
 	if err != nil {
 		return nil, nil // not a draft; the v3 root node reports the problem
 	}
@@ -57,10 +58,10 @@ func detectDraft(doc []byte) (*draftLayout, error) {
 	if json.Unmarshal(obj["zarr_format"], &uri) != nil {
 		return nil, nil
 	}
-	var l draftLayout
+	var l Draft
 	switch {
 	case uri == draft2022Core || uri == "http:"+strings.TrimPrefix(draft2022Core, "https:"):
-		l = draftLayout{format: FormatV3Draft2022, metaRoot: "meta", suffix: ".json", dataRoot: "data",
+		l = Draft{format: FormatV3Draft2022, metaRoot: "meta", suffix: ".json", dataRoot: "data",
 			chunkPrefix: "c", defaultSep: "/"}
 		var enc struct {
 			Extension *string `json:"extension"`
@@ -69,7 +70,7 @@ func detectDraft(doc []byte) (*draftLayout, error) {
 		}
 		if raw, ok := obj["metadata_encoding"]; ok {
 			if err := json.Unmarshal(raw, &enc); err != nil {
-				return nil, fmt.Errorf("%w: %s: metadata_encoding %s is not an object", ErrInvalidMetadata, v3Doc, compact(raw))
+				return nil, fmt.Errorf("%w: %s: metadata_encoding %s is not an object", ErrInvalidMetadata, V3Doc, compact(raw))
 			}
 			if enc.Extension != nil || enc.Type != "json" {
 				return nil, codec.Unsupportedf("metadata encoding %s", compact(raw))
@@ -81,13 +82,13 @@ func detectDraft(doc []byte) (*draftLayout, error) {
 	case strings.HasSuffix(uri, draftProtocolCore) && (strings.HasPrefix(uri, "http:") || strings.HasPrefix(uri, "https:")):
 		if raw, ok := obj["metadata_key_suffix"]; ok {
 			// zarr-python 2.13's experimental v3.
-			l = draftLayout{format: FormatV3Draft2022, metaRoot: "meta/root", dataRoot: "data/root",
+			l = Draft{format: FormatV3Draft2022, metaRoot: "meta/root", dataRoot: "data/root",
 				chunkPrefix: "c", defaultSep: "/"}
 			if err := json.Unmarshal(raw, &l.suffix); err != nil {
-				return nil, fmt.Errorf("%w: %s: metadata_key_suffix %s is not a string", ErrInvalidMetadata, v3Doc, compact(raw))
+				return nil, fmt.Errorf("%w: %s: metadata_key_suffix %s is not a string", ErrInvalidMetadata, V3Doc, compact(raw))
 			}
 		} else {
-			l = draftLayout{format: FormatV3Draft2019, metaRoot: "meta/root", dataRoot: "data", defaultSep: "."}
+			l = Draft{format: FormatV3Draft2019, metaRoot: "meta/root", dataRoot: "data", defaultSep: "."}
 			var enc string
 			if raw, ok := obj["metadata_encoding"]; ok && (json.Unmarshal(raw, &enc) != nil || enc != "application/json") {
 				return nil, codec.Unsupportedf("metadata encoding %s", compact(raw))
@@ -97,9 +98,9 @@ func detectDraft(doc []byte) (*draftLayout, error) {
 		return nil, codec.Unsupportedf("v3 draft hierarchy (zarr_format %q)", uri)
 	}
 	if strings.Contains(l.suffix, "/") {
-		return nil, fmt.Errorf("%w: %s: metadata key suffix %q holds a slash", ErrInvalidMetadata, v3Doc, l.suffix)
+		return nil, fmt.Errorf("%w: %s: metadata key suffix %q holds a slash", ErrInvalidMetadata, V3Doc, l.suffix)
 	}
-	if err := checkDraftExtensions(v3Doc, obj["extensions"]); err != nil {
+	if err := checkDraftExtensions(V3Doc, obj["extensions"]); err != nil {
 		return nil, err
 	}
 	l.entry = doc
@@ -164,9 +165,16 @@ func checkDraftFormat(name string, raw json.RawMessage) error {
 	return nil
 }
 
-// metaKey returns the store key of the document of the node at p of the
-// given kind ("array" or "group").
-func (l *draftLayout) metaKey(p, kind string) string {
+// Format returns the draft's format.
+func (l *Draft) Format() Format { return l.format }
+
+// Entry returns the entry point zarr.json document.
+func (l *Draft) Entry() []byte { return l.entry }
+
+// MetaKey returns the store key of the document of the node at p of the
+// given kind.
+func (l *Draft) MetaKey(p string, k Kind) string {
+	kind := k.String()
 	switch {
 	case p != "":
 		return l.metaRoot + "/" + p + "." + kind + l.suffix
@@ -176,70 +184,46 @@ func (l *draftLayout) metaKey(p, kind string) string {
 	return l.metaRoot + "." + kind + l.suffix
 }
 
-// loadDraft reads the node at p of a draft hierarchy.
-func (h *Hierarchy) loadDraft(ctx context.Context, p string) (*Node, error) {
-	l := h.draft
-	n := &Node{Path: p, Kind: KindGroup, Format: l.format}
-	var doc []byte
-	for _, kind := range []Kind{KindArray, KindGroup} {
-		key := l.metaKey(p, kind.String())
-		d, mt, _, found, err := h.document(ctx, key, "")
-		if err != nil {
-			return nil, err
-		}
-		if found {
-			doc, n.Kind = d, kind
-			n.Documents = []Document{{Name: kind.String() + ".json", Data: d}}
-			h.setModTime(ctx, n, key, mt)
-			break
+// MetaDir returns the store prefix of the documents of the children of
+// the group at p.
+func (l *Draft) MetaDir(p string) string { return store.Join(l.metaRoot, p) }
+
+// ChildName returns the name of the child whose document key (under
+// MetaDir) is key, or false when key names no document.
+func (l *Draft) ChildName(key string) (string, bool) {
+	for _, kind := range []string{".array", ".group"} {
+		if name, ok := strings.CutSuffix(key, kind+l.suffix); ok {
+			return name, true
 		}
 	}
-	if p == "" {
-		n.Documents = append(n.Documents, Document{Name: v3Doc, Data: l.entry})
-	}
-	if doc == nil {
-		if p == "" {
-			return n, nil // an implicit root group
-		}
-		lister, ok := h.st.(store.Lister)
-		if !ok {
-			return nil, ErrNotExist
-		}
-		keys, prefixes, err := lister.ListDir(ctx, store.Join(l.metaRoot, p))
-		if err != nil {
-			return nil, err
-		}
-		if len(keys)+len(prefixes) == 0 {
-			return nil, ErrNotExist
-		}
-		return n, nil // an implicit group: a prefix with descendants
-	}
-	name := n.Documents[0].Name
-	obj, err := decodeObject(name, doc)
+	return "", false
+}
+
+// ParseNode parses the document doc (named name in the node's directory)
+// of the node at p, of the given kind: it returns the node's attributes
+// (nil when none) and, for an array, its metadata. An error means the node
+// is unusable; its attributes are returned when they were read before.
+func (l *Draft) ParseNode(name string, kind Kind, doc []byte, p string) (attrs json.RawMessage, a *Array, err error) {
+	obj, err := DecodeObject(name, doc)
 	if err != nil {
-		n.Err = err
-		return n, nil
+		return nil, nil, err
 	}
 	if raw, ok := obj["attributes"]; ok && string(raw) != "null" {
-		if n.Attributes, err = parseAttributes(name+" attributes", raw); err != nil {
-			n.Err = err
-			return n, nil
+		if attrs, err = ParseAttributes(name+" attributes", raw); err != nil {
+			return nil, nil, err
 		}
 	}
 	if err := checkDraftFormat(name, obj["zarr_format"]); err != nil {
-		n.Err = err
-		return n, nil
+		return attrs, nil, err
 	}
 	if err := checkDraftExtensions(name, obj["extensions"]); err != nil {
-		n.Err = err
-		return n, nil
+		return attrs, nil, err
 	}
-	if n.Kind == KindGroup {
-		n.Err = checkDraftMembers(name, obj, draftGroupKeys)
-		return n, nil
+	if kind == KindGroup {
+		return attrs, nil, checkDraftMembers(name, obj, draftGroupKeys)
 	}
-	n.Array, n.Err = parseDraftArray(l, name, obj, p)
-	return n, nil
+	a, err = parseDraftArray(l, name, obj, p)
+	return attrs, a, err
 }
 
 // The members draft documents may have (zarr_format only in the earliest
@@ -271,10 +255,10 @@ func checkDraftMembers(name string, obj map[string]json.RawMessage, known map[st
 	return codec.Unsupportedf("%s member %q", name, unknown[0])
 }
 
-// parseDraftArray parses a draft array document. As with parseV2Array, an
+// parseDraftArray parses a draft array document. As with ParseV2Array, an
 // error means the node is unusable, while an unsupported data type, codec
-// or extension gives an Array with Err set.
-func parseDraftArray(l *draftLayout, name string, obj map[string]json.RawMessage, p string) (*Array, error) {
+// or extension gives an Array with its Unsupported error set.
+func parseDraftArray(l *Draft, name string, obj map[string]json.RawMessage, p string) (*Array, error) {
 	shape, err := parseDims("shape", obj["shape"], false)
 	if err != nil {
 		return nil, err
@@ -327,11 +311,10 @@ func parseDraftArray(l *draftLayout, name string, obj map[string]json.RawMessage
 		return nil, err
 	}
 	fillRaw := rawFillValue(obj)
-	a := &Array{Shape: shape, ChunkShape: chunks, FillValue: fillRaw, Codecs: codecsJSON}
-	a.format = l.format
-	a.keys = chunkKeys{prefix: l.chunkPrefix, sep: sep, glued: true, dir: store.Join(l.dataRoot, p)}
+	a := &Array{format: l.format, shape: shape, chunks: chunks, fillValue: fillRaw, codecs: codecsJSON,
+		keys: chunkKeys{prefix: l.chunkPrefix, sep: sep, glued: true, dir: store.Join(l.dataRoot, p)}}
 	if raw, ok := obj["dimension_names"]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &a.DimensionNames); err != nil || len(a.DimensionNames) != len(shape) {
+		if err := json.Unmarshal(raw, &a.dimNames); err != nil || len(a.dimNames) != len(shape) {
 			return nil, fmt.Errorf("%w: dimension_names %s must be a list of %d strings", ErrInvalidMetadata, compact(raw), len(shape))
 		}
 	}
@@ -349,12 +332,12 @@ func parseDraftArray(l *draftLayout, name string, obj map[string]json.RawMessage
 		err = checkDraftMembers(name, obj, draftArrayKeys)
 	}
 	if err == nil {
-		a.wrap, err = parseDraftTransformers(obj["storage_transformers"], a.keys, len(shape))
+		a.shards, err = parseDraftTransformers(obj["storage_transformers"], a.keys, len(shape))
 	}
 	if err != nil {
 		b, err := a.typeError(obj["data_type"], err)
 		if b != nil && dt.Name != "" {
-			b.DataType = dt.DataType
+			b.dataType = dt.DataType
 		}
 		return b, err
 	}
@@ -517,7 +500,7 @@ func parseDraftDataType(raw json.RawMessage) (dtype, error) {
 		if err == nil {
 			return t, nil
 		}
-		if !errors.Is(err, ErrUnsupported) {
+		if !errors.Is(err, codec.ErrUnsupported) {
 			return dtype{}, err
 		}
 	}
@@ -542,7 +525,7 @@ func draftTypeName(s string) (dtype, error) {
 	}
 	b, _ := json.Marshal(s)
 	t, err := parseV3DataType(b)
-	if errors.Is(err, ErrUnsupported) {
+	if errors.Is(err, codec.ErrUnsupported) {
 		// NumPy's one-byte types without a byte order, as zarr-python
 		// 2.13 writes them ("u1", "i1").
 		if t1, err1 := parseTypestr("|" + s); err1 == nil && t1.Size == 1 {
@@ -550,40 +533,6 @@ func draftTypeName(s string) (dtype, error) {
 		}
 	}
 	return t, err
-}
-
-// draftChildNames returns the sorted names of the children of the group at
-// p: the documents and the prefixes (implicit groups) under its meta/ prefix.
-func (h *Hierarchy) draftChildNames(ctx context.Context, p string) ([]string, error) {
-	lister, ok := h.st.(store.Lister)
-	if !ok {
-		return nil, codec.Unsupportedf("listing store %s (v3 draft hierarchies have no consolidated metadata)", h.st)
-	}
-	l := h.draft
-	keys, prefixes, err := lister.ListDir(ctx, store.Join(l.metaRoot, p))
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	var names []string
-	add := func(name string) {
-		if name != "" && !seen[name] && !strings.HasPrefix(name, "__") {
-			seen[name] = true
-			names = append(names, name)
-		}
-	}
-	for _, k := range keys {
-		for _, kind := range []string{".array", ".group"} {
-			if name, ok := strings.CutSuffix(k, kind+l.suffix); ok {
-				add(name)
-			}
-		}
-	}
-	for _, pr := range prefixes {
-		add(pr)
-	}
-	sort.Strings(names)
-	return names, nil
 }
 
 // binaryToHex rewrites the JSON strings "0b…" of a fill value (a string or

@@ -1,4 +1,4 @@
-package zarr
+package meta
 
 import (
 	"encoding/base64"

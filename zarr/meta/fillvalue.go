@@ -1,4 +1,4 @@
-package zarr
+package meta
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 // describe the elements to other formats (NetCDF's _FillValue, ENVI's data
 // ignore value) take it from here.
 func (a *Array) Fill() []byte {
-	raw := bytes.TrimSpace(a.FillValue)
-	if len(raw) == 0 || string(raw) == "null" || a.dt.Variable() || len(a.fill) != a.DataType.Size {
+	raw := bytes.TrimSpace(a.fillValue)
+	if len(raw) == 0 || string(raw) == "null" || a.dt.Variable() || len(a.fill) != a.dataType.Size {
 		return nil
 	}
 	return slices.Clone(a.fill)

@@ -1,4 +1,4 @@
-package zarr
+package meta
 
 import (
 	"encoding/json"
@@ -6,41 +6,44 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zarrfs/zarrfs/codec"
 	"github.com/zarrfs/zarrfs/internal/nd"
 )
 
-// chunkLayout is an array's chunk grid and sizes.
-type chunkLayout struct {
-	grid       []int64 // chunks per dimension
-	nelem      int64   // elements in the array
-	size       int64   // bytes of the logical content (0 for variable-length types)
-	chunkElems int64   // elements in one chunk
-	nchunks    int64   // chunks in the grid
+// Layout is an array's chunk grid: its shape, its chunk shape and the
+// sizes that follow from them.
+type Layout struct {
+	shape, chunks []int64
+	grid          []int64 // chunks per dimension
+	nelem         int64   // elements in the array
+	size          int64   // bytes of the logical content (0 for variable-length types)
+	chunkElems    int64   // elements in one chunk
+	nchunks       int64   // chunks in the grid
 	// slabChunks is the chunks of one step along the first dimension:
 	// those a C-order reader meets in one row of chunks.
 	slabChunks int64
 }
 
-// newChunkLayout checks a shape against its chunk shape and computes the
+// newLayout checks a shape against its chunk shape and computes the
 // layout.
-func newChunkLayout(shape, chunks []int64, itemSize int) (chunkLayout, error) {
+func newLayout(shape, chunks []int64, itemSize int) (Layout, error) {
 	if len(shape) != len(chunks) {
-		return chunkLayout{}, fmt.Errorf("%w: chunk shape %v does not match the rank of shape %v", ErrInvalidMetadata, chunks, shape)
+		return Layout{}, fmt.Errorf("%w: chunk shape %v does not match the rank of shape %v", ErrInvalidMetadata, chunks, shape)
 	}
-	var l chunkLayout
+	l := Layout{shape: shape, chunks: chunks}
 	var err error
-	if l.nelem, err = product("shape", shape, 1); err != nil {
+	if l.nelem, err = Product("shape", shape, 1); err != nil {
 		return l, err
 	}
-	if l.size, err = product("shape", shape, int64(itemSize)); err != nil {
+	if l.size, err = Product("shape", shape, int64(itemSize)); err != nil {
 		return l, err
 	}
-	if l.chunkElems, err = product("chunk shape", chunks, 1); err != nil {
+	if l.chunkElems, err = Product("chunk shape", chunks, 1); err != nil {
 		return l, err
 	}
 	item := int64(max(itemSize, 1))
 	if cb, ok := nd.Mul(l.chunkElems, item); !ok || cb > MaxChunkBytes {
-		return l, fmt.Errorf("%w: chunk shape %v of %d-byte elements is over the %d-byte chunk limit", ErrUnsupported, chunks, item, MaxChunkBytes)
+		return l, fmt.Errorf("%w: chunk shape %v of %d-byte elements is over the %d-byte chunk limit", codec.ErrUnsupported, chunks, item, MaxChunkBytes)
 	}
 	l.grid = make([]int64, len(shape))
 	l.nchunks, l.slabChunks = 1, 1
@@ -56,23 +59,35 @@ func newChunkLayout(shape, chunks []int64, itemSize int) (chunkLayout, error) {
 	return l, nil
 }
 
-// chunkLastElem returns the C-order index of the last element of the
-// chunk with linear index lin (in an array of the given shape and chunk
-// shape).
-func (l chunkLayout) chunkLastElem(shape, chunks []int64, lin int64) int64 {
+// Elems returns the number of elements of the array.
+func (l *Layout) Elems() int64 { return l.nelem }
+
+// ChunkElems returns the number of elements of one chunk.
+func (l *Layout) ChunkElems() int64 { return l.chunkElems }
+
+// Chunks returns the number of chunks of the grid.
+func (l *Layout) Chunks() int64 { return l.nchunks }
+
+// SlabChunks returns the chunks of one step along the first dimension:
+// those a C-order reader meets in one row of chunks.
+func (l *Layout) SlabChunks() int64 { return l.slabChunks }
+
+// ChunkLastElem returns the C-order index of the last element of the
+// chunk with linear index lin.
+func (l *Layout) ChunkLastElem(lin int64) int64 {
 	var e, stride int64 = 0, 1
-	for i := len(shape) - 1; i >= 0; i-- {
+	for i := len(l.shape) - 1; i >= 0; i-- {
 		idx := lin % l.grid[i]
 		lin /= l.grid[i]
-		e += (min((idx+1)*chunks[i], shape[i]) - 1) * stride
-		stride *= shape[i]
+		e += (min((idx+1)*l.chunks[i], l.shape[i]) - 1) * stride
+		stride *= l.shape[i]
 	}
 	return e
 }
 
-// linear returns the linear index of the chunk at idx (C order over the
+// Linear returns the linear index of the chunk at idx (C order over the
 // chunk grid).
-func (l chunkLayout) linear(idx []int64) int64 {
+func (l *Layout) Linear(idx []int64) int64 {
 	var lin int64
 	for i, n := range l.grid {
 		lin = lin*n + idx[i]
@@ -80,13 +95,23 @@ func (l chunkLayout) linear(idx []int64) int64 {
 	return lin
 }
 
-// chunkOf returns the linear index of the chunk holding element e (a
-// C-order index into an array of the given shape and chunk shape).
-func (l chunkLayout) chunkOf(shape, chunks []int64, e int64) int64 {
+// ChunkIndex returns the grid index of the chunk with linear index lin.
+func (l *Layout) ChunkIndex(lin int64) []int64 {
+	idx := make([]int64, len(l.grid))
+	for i := len(idx) - 1; i >= 0; i-- {
+		idx[i] = lin % l.grid[i]
+		lin /= l.grid[i]
+	}
+	return idx
+}
+
+// ChunkOf returns the linear index of the chunk holding element e (a
+// C-order index into the array).
+func (l *Layout) ChunkOf(e int64) int64 {
 	var lin, stride int64 = 0, 1
-	for i := len(shape) - 1; i >= 0; i-- {
-		lin += e % shape[i] / chunks[i] * stride
-		e /= shape[i]
+	for i := len(l.shape) - 1; i >= 0; i-- {
+		lin += e % l.shape[i] / l.chunks[i] * stride
+		e /= l.shape[i]
 		stride *= l.grid[i]
 	}
 	return lin

@@ -1,4 +1,4 @@
-package zarr
+package meta
 
 import (
 	"bytes"
@@ -13,12 +13,12 @@ import (
 // the tolerance the writers' own readers have (Python's bare NaN, Infinity
 // and -Infinity) and the strictness where readers would disagree (repeated
 // member names, names differing only in case). Every document goes through
-// decodeObject (attributes through parseAttributes).
+// DecodeObject (attributes through ParseAttributes).
 
-// decodeObject parses a metadata document into its members, refusing
+// DecodeObject parses a metadata document into its members, refusing
 // documents over MaxDocumentSize, non-JSON and non-objects. Bare NaN,
 // Infinity and -Infinity are read as pythonJSON turns them.
-func decodeObject(name string, doc []byte) (map[string]json.RawMessage, error) {
+func DecodeObject(name string, doc []byte) (map[string]json.RawMessage, error) {
 	if len(doc) > MaxDocumentSize {
 		return nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrInvalidMetadata, name, len(doc), MaxDocumentSize)
 	}
@@ -36,7 +36,7 @@ func decodeObject(name string, doc []byte) (map[string]json.RawMessage, error) {
 	return obj, nil
 }
 
-// decodeObjectError returns why decodeObject refuses doc, which is not
+// decodeObjectError returns why DecodeObject refuses doc, which is not
 // valid JSON or not an object (or, should splitObject have refused what
 // encoding/json accepts, decodes it as encoding/json does).
 func decodeObjectError(name string, doc []byte) (map[string]json.RawMessage, error) {
@@ -183,7 +183,7 @@ func memberName(quoted []byte) (string, bool) {
 // encoding/json even matches struct fields case-insensitively), so the
 // document means different things to different implementations.
 //
-// doc must be valid JSON (decodeObject checks that first): the scan below
+// doc must be valid JSON (DecodeObject checks that first): the scan below
 // only tells member names from values and strings from the rest.
 func checkMemberNames(doc []byte) error {
 	// One frame per open container. Frames are reused by depth, and so

@@ -1,4 +1,4 @@
-package zarr
+package meta
 
 import (
 	"bytes"
@@ -76,19 +76,25 @@ func parseV2Codec(what string, raw json.RawMessage) (v2Codec, error) {
 	return c, nil
 }
 
+// CodecJSON is a v3 codec object with its members in the usual order.
+type CodecJSON struct {
+	Name          string `json:"name"`
+	Configuration any    `json:"configuration,omitempty"`
+}
+
 // v3JSON returns c in v3 form {"name": …, "configuration": {…}}.
-func (c v2Codec) v3JSON() v3Codec {
+func (c v2Codec) v3JSON() CodecJSON {
 	if len(c.cfg) == 0 {
-		return v3Codec{Name: c.id}
+		return CodecJSON{Name: c.id}
 	}
-	return v3Codec{Name: c.id, Configuration: c.cfg}
+	return CodecJSON{Name: c.id, Configuration: c.cfg}
 }
 
 // v2ChainJSON returns the codecs of a v1, v2 or draft array, the filters
 // then the compressor (nil for none), as the JSON list of their v3 forms
 // (Array.Codecs).
 func v2ChainJSON(filters []v2Codec, compressor *v2Codec) (json.RawMessage, error) {
-	list := make([]v3Codec, 0, len(filters)+1)
+	list := make([]CodecJSON, 0, len(filters)+1)
 	for _, c := range filters {
 		list = append(list, c.v3JSON())
 	}
@@ -154,44 +160,36 @@ func chunkSpec(t dtype, chunks []int64, fill []byte) codec.ArraySpec {
 // pipelineError classifies an error building a codec pipeline: unsupported
 // stays unsupported, anything else is invalid metadata.
 func pipelineError(err error) error {
-	if errors.Is(err, ErrUnsupported) || errors.Is(err, ErrInvalidMetadata) {
+	if errors.Is(err, codec.ErrUnsupported) || errors.Is(err, ErrInvalidMetadata) {
 		return err
 	}
 	return fmt.Errorf("%w: %v", ErrInvalidMetadata, err)
 }
 
-// jsonFloat returns f as a JSON value the way zarr writes fill values.
-func jsonFloat(f float64) any {
-	if s := codec.NonFiniteName(f); s != "" {
-		return s
-	}
-	return f
-}
-
 // setType records the data type, fill value and chunk layout.
-func (a *Array) setType(dt dtype, fill []byte, layout chunkLayout) {
-	a.DataType = dt.DataType
+func (a *Array) setType(dt dtype, fill []byte, layout Layout) {
+	a.dataType = dt.DataType
 	a.dt, a.fill, a.layout = dt, fill, layout
 }
 
 // typeError finishes a parsed array whose data type (raw) could not be
-// parsed: an unsupported type leaves it with Err set (its metadata still
+// parsed: an unsupported type leaves it with its Unsupported error set (its metadata still
 // shows); any other error is the node's.
 func (a *Array) typeError(raw json.RawMessage, err error) (*Array, error) {
-	if !errors.Is(err, ErrUnsupported) {
+	if !errors.Is(err, codec.ErrUnsupported) {
 		return nil, err
 	}
-	a.DataType = DataType{Name: typeName(raw)}
-	a.Err = err
+	a.dataType = DataType{Name: typeName(raw)}
+	a.err = err
 	return a, nil
 }
 
 // finish completes a parsed array of data type dt: its chunk layout, its
 // fill value (fillRaw, as format spells fill values) and the codec
 // pipeline chain builds. Invalid metadata is an error; an unsupported
-// codec leaves the array with Err set.
+// codec leaves the array with its Unsupported error set.
 func (a *Array) finish(dt dtype, fillRaw json.RawMessage, format Format, chain func() ([]codec.Codec, error)) (*Array, error) {
-	layout, err := newChunkLayout(a.Shape, a.ChunkShape, dt.Size)
+	layout, err := newLayout(a.shape, a.chunks, dt.Size)
 	if err != nil {
 		return nil, err
 	}
@@ -200,9 +198,9 @@ func (a *Array) finish(dt dtype, fillRaw json.RawMessage, format Format, chain f
 		return nil, err
 	}
 	a.setType(dt, fill, layout)
-	a.Err = a.buildPipeline(chain)
-	if errors.Is(a.Err, ErrInvalidMetadata) {
-		return nil, a.Err
+	a.err = a.buildPipeline(chain)
+	if errors.Is(a.err, ErrInvalidMetadata) {
+		return nil, a.err
 	}
 	return a, nil
 }
@@ -213,7 +211,7 @@ func (a *Array) buildPipeline(chain func() ([]codec.Codec, error)) error {
 	if err != nil {
 		return pipelineError(err)
 	}
-	p, err := codec.NewPipeline(cs, chunkSpec(a.dt, a.ChunkShape, a.fill))
+	p, err := codec.NewPipeline(cs, chunkSpec(a.dt, a.chunks, a.fill))
 	if err != nil {
 		return pipelineError(err)
 	}

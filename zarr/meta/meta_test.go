@@ -1,4 +1,4 @@
-package zarr
+package meta
 
 import (
 	"encoding/hex"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/zarrfs/zarrfs/codec"
 )
 
 // TestSplitObject: splitObject splits documents as encoding/json decodes
@@ -133,18 +135,18 @@ func arrayError(format Format, doc []byte) (*Array, error) {
 	var a *Array
 	var err error
 	if format == FormatV2 {
-		a, err = parseV2Array(doc, nil)
+		a, err = ParseV2Array(doc, nil)
 	} else {
-		var n v3Node
-		if n, err = parseV3Node(doc); err == nil {
-			if n.kind != KindArray {
+		var n V3Node
+		if n, err = ParseV3Node(doc); err == nil {
+			if n.Kind != KindArray {
 				return nil, fmt.Errorf("not an array")
 			}
-			a, err = parseV3Array(n)
+			a, err = ParseV3Array(n)
 		}
 	}
-	if err == nil && a.Err != nil {
-		err = a.Err
+	if err == nil && a.err != nil {
+		err = a.err
 	}
 	return a, err
 }
@@ -178,27 +180,27 @@ func TestArrayMetadataErrors(t *testing.T) {
 		{"v3 chunk rank", FormatV3, v3ZarrJSON(t, map[string]string{"chunk_grid": `{"name": "regular", "configuration": {"chunk_shape": [5]}}`}), ErrInvalidMetadata, "differ in rank"},
 		{"v3 rank 33", FormatV3, v3ZarrJSON(t, map[string]string{"shape": rank33}), ErrInvalidMetadata, "33 dimensions, more than 32"},
 		{"v3 overflow", FormatV3, v3ZarrJSON(t, map[string]string{"shape": "[1099511627776, 1099511627776]", "data_type": `"float64"`}), ErrInvalidMetadata, "overflows"},
-		{"v3 huge chunk", FormatV3, v3ZarrJSON(t, map[string]string{"chunk_grid": `{"name": "regular", "configuration": {"chunk_shape": [100000, 100000]}}`}), ErrUnsupported, "chunk limit"},
+		{"v3 huge chunk", FormatV3, v3ZarrJSON(t, map[string]string{"chunk_grid": `{"name": "regular", "configuration": {"chunk_shape": [100000, 100000]}}`}), codec.ErrUnsupported, "chunk limit"},
 		{"v3 fill 300 uint8", FormatV3, v3ZarrJSON(t, map[string]string{"data_type": `"uint8"`, "fill_value": "300"}), ErrInvalidMetadata, "300 is out of range [0, 255]"},
 		{"v3 fill -1 uint64", FormatV3, v3ZarrJSON(t, map[string]string{"data_type": `"uint64"`, "fill_value": "-1"}), ErrInvalidMetadata, "out of range"},
 		{"v3 fill 1.5 int8", FormatV3, v3ZarrJSON(t, map[string]string{"data_type": `"int8"`, "fill_value": "1.5"}), ErrInvalidMetadata, "not an integer"},
 		{"v3 fill string float", FormatV3, v3ZarrJSON(t, map[string]string{"fill_value": `"nan"`}), ErrInvalidMetadata, "not a number, NaN"},
 		{"v3 fill short hex", FormatV3, v3ZarrJSON(t, map[string]string{"fill_value": `"0x7fc0"`}), ErrInvalidMetadata, "needs 8 digits"},
 		{"v3 fill missing", FormatV3, v3ZarrJSON(t, map[string]string{"fill_value": "DELETE"}), ErrInvalidMetadata, "fill_value is missing"},
-		{"v3 unknown codec", FormatV3, v3ZarrJSON(t, map[string]string{"codecs": `[{"name": "bytes"}, {"name": "frobnicate"}]`}), ErrUnsupported, `codec "frobnicate"`},
+		{"v3 unknown codec", FormatV3, v3ZarrJSON(t, map[string]string{"codecs": `[{"name": "bytes"}, {"name": "frobnicate"}]`}), codec.ErrUnsupported, `codec "frobnicate"`},
 		{"v3 unknown optional codec", FormatV3, v3ZarrJSON(t, map[string]string{"codecs": `[{"name": "bytes"}, {"name": "frobnicate", "must_understand": false}]`}), nil, ""},
 		{"v3 two array→bytes", FormatV3, v3ZarrJSON(t, map[string]string{"codecs": `[{"name": "bytes"}, {"name": "bytes"}]`}), ErrInvalidMetadata, "two array→bytes"},
 		{"v3 no codecs", FormatV3, v3ZarrJSON(t, map[string]string{"codecs": `[]`}), ErrInvalidMetadata, "non-empty list"},
 		{"v3 codec extra member", FormatV3, v3ZarrJSON(t, map[string]string{"codecs": `[{"name": "bytes", "foo": 1}]`}), ErrInvalidMetadata, `unknown member "foo"`},
-		{"v3 unknown key", FormatV3, v3ZarrJSON(t, map[string]string{"frob": `{"x": 1}`}), ErrUnsupported, `metadata member "frob"`},
-		{"v3 unknown key must_understand true", FormatV3, v3ZarrJSON(t, map[string]string{"frob": `{"must_understand": true}`}), ErrUnsupported, `"frob"`},
+		{"v3 unknown key", FormatV3, v3ZarrJSON(t, map[string]string{"frob": `{"x": 1}`}), codec.ErrUnsupported, `metadata member "frob"`},
+		{"v3 unknown key must_understand true", FormatV3, v3ZarrJSON(t, map[string]string{"frob": `{"must_understand": true}`}), codec.ErrUnsupported, `"frob"`},
 		{"v3 unknown key optional", FormatV3, v3ZarrJSON(t, map[string]string{"frob": `{"must_understand": false, "x": 1}`}), nil, ""},
-		{"v3 storage transformer", FormatV3, v3ZarrJSON(t, map[string]string{"storage_transformers": `[{"name": "sharding"}]`}), ErrUnsupported, `storage transformer "sharding"`},
+		{"v3 storage transformer", FormatV3, v3ZarrJSON(t, map[string]string{"storage_transformers": `[{"name": "sharding"}]`}), codec.ErrUnsupported, `storage transformer "sharding"`},
 		{"v3 empty storage transformers", FormatV3, v3ZarrJSON(t, map[string]string{"storage_transformers": `[]`}), nil, ""},
-		{"v3 unknown data type", FormatV3, v3ZarrJSON(t, map[string]string{"data_type": `"float8_e4m3"`}), ErrUnsupported, `data type "float8_e4m3"`},
+		{"v3 unknown data type", FormatV3, v3ZarrJSON(t, map[string]string{"data_type": `"float8_e4m3"`}), codec.ErrUnsupported, `data type "float8_e4m3"`},
 		{"v3 raw bits not bytes", FormatV3, v3ZarrJSON(t, map[string]string{"data_type": `"r7"`}), ErrInvalidMetadata, "multiple of 8"},
-		{"v3 chunk grid", FormatV3, v3ZarrJSON(t, map[string]string{"chunk_grid": `{"name": "rectilinear", "configuration": {}}`}), ErrUnsupported, `chunk grid "rectilinear"`},
-		{"v3 key encoding", FormatV3, v3ZarrJSON(t, map[string]string{"chunk_key_encoding": `{"name": "morton"}`}), ErrUnsupported, `chunk key encoding "morton"`},
+		{"v3 chunk grid", FormatV3, v3ZarrJSON(t, map[string]string{"chunk_grid": `{"name": "rectilinear", "configuration": {}}`}), codec.ErrUnsupported, `chunk grid "rectilinear"`},
+		{"v3 key encoding", FormatV3, v3ZarrJSON(t, map[string]string{"chunk_key_encoding": `{"name": "morton"}`}), codec.ErrUnsupported, `chunk key encoding "morton"`},
 		{"v3 separator", FormatV3, v3ZarrJSON(t, map[string]string{"chunk_key_encoding": `{"name": "default", "configuration": {"separator": "-"}}`}), ErrInvalidMetadata, "separator"},
 		{"v3 dimension_names length", FormatV3, v3ZarrJSON(t, map[string]string{"dimension_names": `["x"]`}), ErrInvalidMetadata, "dimension_names"},
 		{"v3 attributes not object", FormatV3, v3ZarrJSON(t, map[string]string{"attributes": `[]`}), ErrInvalidMetadata, "attributes is not an object"},
@@ -216,14 +218,14 @@ func TestArrayMetadataErrors(t *testing.T) {
 		{"v2 fill -129 i1", FormatV2, v2Zarray(t, map[string]string{"dtype": `"|i1"`, "fill_value": "-129"}), ErrInvalidMetadata, "out of range [-128, 127]"},
 		{"v2 bad order", FormatV2, v2Zarray(t, map[string]string{"order": `"K"`}), ErrInvalidMetadata, "order"},
 		{"v2 bad separator", FormatV2, v2Zarray(t, map[string]string{"dimension_separator": `"_"`}), ErrInvalidMetadata, "dimension_separator"},
-		{"v2 bad dtype", FormatV2, v2Zarray(t, map[string]string{"dtype": `"<x4"`}), ErrUnsupported, `data type "<x4"`},
+		{"v2 bad dtype", FormatV2, v2Zarray(t, map[string]string{"dtype": `"<x4"`}), codec.ErrUnsupported, `data type "<x4"`},
 		{"v2 bad dtype order", FormatV2, v2Zarray(t, map[string]string{"dtype": `"=f4"`}), ErrInvalidMetadata, "byte order"},
-		{"v2 dtype size", FormatV2, v2Zarray(t, map[string]string{"dtype": `"<f3"`}), ErrUnsupported, `"<f3"`},
-		{"v2 structured", FormatV2, v2Zarray(t, map[string]string{"dtype": `[["a", "|O"]]`}), ErrUnsupported, "structured"},
-		{"v2 unknown compressor", FormatV2, v2Zarray(t, map[string]string{"compressor": `{"id": "frob"}`}), ErrUnsupported, `codec "frob"`},
+		{"v2 dtype size", FormatV2, v2Zarray(t, map[string]string{"dtype": `"<f3"`}), codec.ErrUnsupported, `"<f3"`},
+		{"v2 structured", FormatV2, v2Zarray(t, map[string]string{"dtype": `[["a", "|O"]]`}), codec.ErrUnsupported, "structured"},
+		{"v2 unknown compressor", FormatV2, v2Zarray(t, map[string]string{"compressor": `{"id": "frob"}`}), codec.ErrUnsupported, `codec "frob"`},
 		{"v2 compressor without id", FormatV2, v2Zarray(t, map[string]string{"compressor": `{"level": 1}`}), ErrInvalidMetadata, `no "id"`},
-		{"v2 object without codec", FormatV2, v2Zarray(t, map[string]string{"dtype": `"|O"`}), ErrUnsupported, "object codec"},
-		{"v2 object pickle", FormatV2, v2Zarray(t, map[string]string{"dtype": `"|O"`, "filters": `[{"id": "pickle"}]`}), ErrUnsupported, `"pickle"`},
+		{"v2 object without codec", FormatV2, v2Zarray(t, map[string]string{"dtype": `"|O"`}), codec.ErrUnsupported, "object codec"},
+		{"v2 object pickle", FormatV2, v2Zarray(t, map[string]string{"dtype": `"|O"`, "filters": `[{"id": "pickle"}]`}), codec.ErrUnsupported, `"pickle"`},
 		{"v2 datetime without unit", FormatV2, v2Zarray(t, map[string]string{"dtype": `"<M8"`}), ErrInvalidMetadata, "[unit]"},
 	}
 	for _, c := range cases {
@@ -382,53 +384,9 @@ func TestChunkKeys(t *testing.T) {
 	}
 }
 
-// TestChunkLayoutChunkOf checks chunkOf, chunkLastElem, linear, nchunks
-// and slabChunks against the chunks that runs finds for every element of a
-// few layouts.
-func TestChunkLayoutChunkOf(t *testing.T) {
-	for _, c := range []struct {
-		shape, chunks []int64
-		nchunks, slab int64
-	}{
-		{[]int64{10}, []int64{3}, 4, 1},
-		{[]int64{5, 7}, []int64{2, 3}, 9, 3},
-		{[]int64{4, 6}, []int64{4, 6}, 1, 1},
-		{[]int64{3, 5, 4}, []int64{2, 2, 3}, 12, 6},
-		{[]int64{}, []int64{}, 1, 1},
-	} {
-		l, err := newChunkLayout(c.shape, c.chunks, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if l.nchunks != c.nchunks || l.slabChunks != c.slab {
-			t.Errorf("shape %v, chunks %v: nchunks %d, slabChunks %d; want %d, %d", c.shape, c.chunks, l.nchunks, l.slabChunks, c.nchunks, c.slab)
-		}
-		a := &Array{Shape: c.shape, ChunkShape: c.chunks}
-		a.layout = l
-		lastElem := map[int64]int64{}
-		for e := range l.nelem {
-			_ = a.runs(e, e+1, func(r run) error {
-				if got := l.chunkOf(c.shape, c.chunks, e); got != r.chunk {
-					t.Errorf("shape %v, chunks %v: element %d is in chunk %d, chunkOf says %d", c.shape, c.chunks, e, r.chunk, got)
-				}
-				lastElem[r.chunk] = e
-				return nil
-			})
-		}
-		idx := make([]int64, len(c.shape)) // chunk lin's grid index, counted in C order
-		for lin := range l.nchunks {
-			if got := l.chunkLastElem(c.shape, c.chunks, lin); got != lastElem[lin] {
-				t.Errorf("shape %v, chunks %v: chunk %d ends at element %d, chunkLastElem says %d", c.shape, c.chunks, lin, lastElem[lin], got)
-			}
-			if got := l.linear(idx); got != lin {
-				t.Errorf("shape %v, chunks %v: chunk %v is chunk %d, linear says %d", c.shape, c.chunks, idx, lin, got)
-			}
-			for i := len(idx) - 1; i >= 0; i-- {
-				if idx[i]++; idx[i] < l.grid[i] {
-					break
-				}
-				idx[i] = 0
-			}
-		}
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

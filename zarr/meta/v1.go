@@ -1,7 +1,6 @@
-package zarr
+package meta
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -11,8 +10,8 @@ import (
 // v1 document names: a v1 store is one array whose configuration is in
 // "meta" and whose user attributes are in "attrs", both at the root.
 const (
-	v1MetaDoc  = "meta"
-	v1AttrsDoc = "attrs"
+	V1MetaDoc  = "meta"
+	V1AttrsDoc = "attrs"
 )
 
 // v1Compressors maps the v1 "compression" names to registered codecs.
@@ -24,42 +23,11 @@ var v1Compressors = map[string]string{
 	"lzma":  "lzma",
 }
 
-// loadV1 reads the node at p of a v1 store: the array at the root. A v1
-// store has no other nodes.
-func (h *Hierarchy) loadV1(ctx context.Context, p string) (*Node, error) {
-	if p != "" {
-		return nil, ErrNotExist
-	}
-	doc, mt, _, found, err := h.document(ctx, v1MetaDoc, "")
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, ErrNotExist
-	}
-	n := &Node{Kind: KindArray, Format: FormatV1, Documents: []Document{{Name: v1MetaDoc, Data: doc}}}
-	h.setModTime(ctx, n, v1MetaDoc, mt)
-	attrs, _, _, hasAttrs, err := h.document(ctx, v1AttrsDoc, "")
-	if err != nil {
-		n.Err = fmt.Errorf("%s: %w", v1AttrsDoc, err)
-		return n, nil
-	}
-	if hasAttrs {
-		n.Documents = append(n.Documents, Document{Name: v1AttrsDoc, Data: attrs})
-		if n.Attributes, err = parseAttributes(v1AttrsDoc, attrs); err != nil {
-			n.Err = err
-			return n, nil
-		}
-	}
-	n.Array, n.Err = parseV1Array(doc)
-	return n, nil
-}
-
-// parseV1Array parses a v1 meta document. As with parseV2Array, an error
+// ParseV1Array parses a v1 meta document. As with ParseV2Array, an error
 // means the node is unusable, while an unsupported data type or
-// compression gives an Array with Err set.
-func parseV1Array(doc []byte) (*Array, error) {
-	obj, shape, chunks, order, err := parseArrayDoc(v1MetaDoc, doc, 1)
+// compression gives an Array with its Unsupported error set.
+func ParseV1Array(doc []byte) (*Array, error) {
+	obj, shape, chunks, order, err := parseArrayDoc(V1MetaDoc, doc, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +40,7 @@ func parseV1Array(doc []byte) (*Array, error) {
 		return nil, err
 	}
 	fillRaw := rawFillValue(obj)
-	a := &Array{Shape: shape, ChunkShape: chunks, FillValue: fillRaw, Codecs: codecsJSON}
-	a.format, a.keys = FormatV1, chunkKeys{sep: "."}
+	a := &Array{format: FormatV1, shape: shape, chunks: chunks, fillValue: fillRaw, codecs: codecsJSON, keys: chunkKeys{sep: "."}}
 	dt, err := parseV2DataType(obj["dtype"])
 	if err == nil && dt.kind == 'O' {
 		err = codec.Unsupportedf("object data type in a v1 array")

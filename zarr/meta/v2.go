@@ -1,4 +1,4 @@
-package zarr
+package meta
 
 import (
 	"bytes"
@@ -10,10 +10,10 @@ import (
 
 // v2 document names.
 const (
-	v2ArrayDoc     = ".zarray"
-	v2GroupDoc     = ".zgroup"
-	v2AttrsDoc     = ".zattrs"
-	v2Consolidated = ".zmetadata"
+	V2ArrayDoc     = ".zarray"
+	V2GroupDoc     = ".zgroup"
+	V2AttrsDoc     = ".zattrs"
+	V2Consolidated = ".zmetadata"
 )
 
 // checkZarrFormat checks the zarr_format member of a document.
@@ -30,21 +30,21 @@ func checkZarrFormat(name string, obj map[string]json.RawMessage, want int) erro
 	return nil
 }
 
-// parseV2Group checks a .zgroup document.
-func parseV2Group(doc []byte) error {
-	obj, err := decodeObject(v2GroupDoc, doc)
+// ParseV2Group checks a .zgroup document.
+func ParseV2Group(doc []byte) error {
+	obj, err := DecodeObject(V2GroupDoc, doc)
 	if err != nil {
 		return err
 	}
-	return checkZarrFormat(v2GroupDoc, obj, 2)
+	return checkZarrFormat(V2GroupDoc, obj, 2)
 }
 
-// parseAttributes checks that doc (a .zattrs document, or the attributes
+// ParseAttributes checks that doc (a .zattrs document, or the attributes
 // of another format's document) is a JSON object, and returns it as JSON
 // that any reader takes: bare NaN and Infinity turned as pythonJSON turns
 // them.
-func parseAttributes(name string, doc []byte) (json.RawMessage, error) {
-	if _, err := decodeObject(name, doc); err != nil {
+func ParseAttributes(name string, doc []byte) (json.RawMessage, error) {
+	if _, err := DecodeObject(name, doc); err != nil {
 		return nil, err
 	}
 	return json.RawMessage(pythonJSON(doc)), nil
@@ -62,11 +62,11 @@ func dimensionNamesFromAttrs(attrs json.RawMessage, rank int) []string {
 	return obj.Dims
 }
 
-// parseV2Array parses a .zarray document. An error (matching
+// ParseV2Array parses a .zarray document. An error (matching
 // ErrInvalidMetadata) means the node is unusable; an unsupported data type
-// or codec gives an Array with Err set instead.
-func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
-	obj, shape, chunks, order, err := parseArrayDoc(v2ArrayDoc, doc, 2)
+// or codec gives an Array with its Unsupported error set instead.
+func ParseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
+	obj, shape, chunks, order, err := parseArrayDoc(V2ArrayDoc, doc, 2)
 	if err != nil {
 		return nil, err
 	}
@@ -102,13 +102,14 @@ func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 	}
 	fillRaw := rawFillValue(obj)
 	a := &Array{
-		Shape:          shape,
-		ChunkShape:     chunks,
-		FillValue:      fillRaw,
-		Codecs:         codecsJSON,
-		DimensionNames: dimensionNamesFromAttrs(attrs, len(shape)),
+		format:    FormatV2,
+		shape:     shape,
+		chunks:    chunks,
+		fillValue: fillRaw,
+		codecs:    codecsJSON,
+		dimNames:  dimensionNamesFromAttrs(attrs, len(shape)),
+		keys:      chunkKeys{sep: sep},
 	}
-	a.format, a.keys = FormatV2, chunkKeys{sep: sep}
 	dt, err := parseV2DataType(obj["dtype"])
 	if err != nil {
 		return a.typeError(obj["dtype"], err)
@@ -122,12 +123,12 @@ func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 			}
 		}
 		if objectCodec == nil {
-			a.DataType = DataType{Name: "object"}
+			a.dataType = DataType{Name: "object"}
 			id := "none"
 			if len(filters) > 0 {
 				id = filters[0].id
 			}
-			a.Err = codec.Unsupportedf("object data type with object codec %q (only vlen-utf8 and vlen-bytes)", id)
+			a.err = codec.Unsupportedf("object data type with object codec %q (only vlen-utf8 and vlen-bytes)", id)
 			return a, nil
 		}
 	}
@@ -140,7 +141,7 @@ func parseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 // share: zarr_format (which must be version), shape, chunks and order
 // ("C" when absent or null).
 func parseArrayDoc(name string, doc []byte, version int) (obj map[string]json.RawMessage, shape, chunks []int64, order string, err error) {
-	if obj, err = decodeObject(name, doc); err != nil {
+	if obj, err = DecodeObject(name, doc); err != nil {
 		return nil, nil, nil, "", err
 	}
 	if err := checkZarrFormat(name, obj, version); err != nil {

@@ -1,4 +1,4 @@
-package zarr
+package meta
 
 import (
 	"encoding/json"
@@ -8,8 +8,8 @@ import (
 	"github.com/zarrfs/zarrfs/codec"
 )
 
-// v3Doc is the name of the v3 metadata document.
-const v3Doc = "zarr.json"
+// V3Doc is the name of the v3 metadata document.
+const V3Doc = "zarr.json"
 
 // v3ArrayKeys and v3GroupKeys are the top-level members v3 defines (and
 // zarr-python's consolidated_metadata for groups).
@@ -26,47 +26,47 @@ var (
 	}
 )
 
-// v3Node is a parsed zarr.json: its node type, attributes and raw members.
-type v3Node struct {
-	kind  Kind
-	attrs json.RawMessage
-	obj   map[string]json.RawMessage
+// V3Node is a parsed zarr.json: its node type, attributes and raw members.
+type V3Node struct {
+	Kind       Kind
+	Attributes json.RawMessage
+	obj        map[string]json.RawMessage
 }
 
-// parseV3Node checks the members every zarr.json has.
+// ParseV3Node checks the members every zarr.json has.
 //
 // When the document is refused before its node type is checked (duplicate
 // members, a wrong zarr_format …) the result still carries the kind its
 // node_type names, if it names one plainly, so that a broken array still
 // shows as an array whose data fails to read.
-func parseV3Node(doc []byte) (v3Node, error) {
-	obj, err := decodeObject(v3Doc, doc)
+func ParseV3Node(doc []byte) (V3Node, error) {
+	obj, err := DecodeObject(V3Doc, doc)
 	if err != nil {
 		return v3KindHint(doc), err
 	}
-	if err := checkZarrFormat(v3Doc, obj, 3); err != nil {
+	if err := checkZarrFormat(V3Doc, obj, 3); err != nil {
 		return v3KindHint(doc), err
 	}
-	n := v3Node{obj: obj, attrs: json.RawMessage("{}")}
+	n := V3Node{obj: obj, Attributes: json.RawMessage("{}")}
 	var nodeType string
 	if err := json.Unmarshal(obj["node_type"], &nodeType); err != nil {
-		return v3Node{}, fmt.Errorf("%w: %s: node_type %s must be \"array\" or \"group\"", ErrInvalidMetadata, v3Doc, compact(obj["node_type"]))
+		return V3Node{}, fmt.Errorf("%w: %s: node_type %s must be \"array\" or \"group\"", ErrInvalidMetadata, V3Doc, compact(obj["node_type"]))
 	}
 	known := v3GroupKeys
 	switch nodeType {
 	case "group":
-		n.kind = KindGroup
+		n.Kind = KindGroup
 	case "array":
-		n.kind, known = KindArray, v3ArrayKeys
+		n.Kind, known = KindArray, v3ArrayKeys
 	default:
-		return v3Node{}, fmt.Errorf("%w: %s: node_type %q must be \"array\" or \"group\"", ErrInvalidMetadata, v3Doc, nodeType)
+		return V3Node{}, fmt.Errorf("%w: %s: node_type %q must be \"array\" or \"group\"", ErrInvalidMetadata, V3Doc, nodeType)
 	}
 	if raw, ok := obj["attributes"]; ok && string(raw) != "null" {
 		var a map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &a); err != nil || a == nil {
-			return v3Node{kind: n.kind, attrs: n.attrs}, fmt.Errorf("%w: %s: attributes is not an object", ErrInvalidMetadata, v3Doc)
+			return V3Node{Kind: n.Kind, Attributes: n.Attributes}, fmt.Errorf("%w: %s: attributes is not an object", ErrInvalidMetadata, V3Doc)
 		}
-		n.attrs = raw
+		n.Attributes = raw
 	}
 	var unknown []string
 	for k := range obj {
@@ -88,24 +88,24 @@ func parseV3Node(doc []byte) (v3Node, error) {
 
 // v3KindHint returns a node with no members but the kind doc's node_type
 // names ("array" or "group", exactly), or the zero node.
-func v3KindHint(doc []byte) v3Node {
+func v3KindHint(doc []byte) V3Node {
 	var obj map[string]json.RawMessage
 	if len(doc) > MaxDocumentSize || json.Unmarshal(pythonJSON(doc), &obj) != nil {
-		return v3Node{}
+		return V3Node{}
 	}
 	switch string(obj["node_type"]) {
 	case `"array"`:
-		return v3Node{kind: KindArray, attrs: json.RawMessage("{}")}
+		return V3Node{Kind: KindArray, Attributes: json.RawMessage("{}")}
 	case `"group"`:
-		return v3Node{kind: KindGroup, attrs: json.RawMessage("{}")}
+		return V3Node{Kind: KindGroup, Attributes: json.RawMessage("{}")}
 	}
-	return v3Node{}
+	return V3Node{}
 }
 
-// parseV3Array parses the array members of a zarr.json. As with
-// parseV2Array, an error means the node is unusable, while an unsupported
-// data type or codec gives an Array with Err set.
-func parseV3Array(n v3Node) (*Array, error) {
+// ParseV3Array parses the array members of a zarr.json. As with
+// ParseV2Array, an error means the node is unusable, while an unsupported
+// data type or codec gives an Array with its Unsupported error set.
+func ParseV3Array(n V3Node) (*Array, error) {
 	obj := n.obj
 	shape, err := parseDims("shape", obj["shape"], false)
 	if err != nil {
@@ -171,13 +171,14 @@ func parseV3Array(n v3Node) (*Array, error) {
 		return nil, fmt.Errorf("%w: data_type is missing", ErrInvalidMetadata)
 	}
 	a := &Array{
-		Shape:          shape,
-		ChunkShape:     chunks,
-		FillValue:      fillRaw,
-		Codecs:         codecsRaw,
-		DimensionNames: dimNames,
+		format:    FormatV3,
+		shape:     shape,
+		chunks:    chunks,
+		fillValue: fillRaw,
+		codecs:    codecsRaw,
+		dimNames:  dimNames,
+		keys:      keys,
 	}
-	a.format, a.keys = FormatV3, keys
 	dt, err := parseV3DataType(obj["data_type"])
 	if err != nil {
 		return a.typeError(obj["data_type"], err)

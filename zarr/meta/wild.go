@@ -1,4 +1,4 @@
-package zarr
+package meta
 
 import (
 	"errors"
@@ -13,16 +13,16 @@ import (
 //
 //   - netCDF-c 4.9.0 writes NCZarr char variables as "<U1" holding one byte
 //     per character; zarr-python and GDAL refuse the chunks, and so does
-//     zarrfs, saying why (explainChunkError).
+//     zarrfs, saying why (ExplainChunkError).
 //   - netCDF-c writes little-endian bytes under ">i4" (a variable with
 //     _Endianness "big"); zarr-python and GDAL read the bytes as the dtype
 //     says, and so does zarrfs.
 //   - GDAL reads a uint64 fill value of 2^64−2 as 2^63−1; zarr-python and
 //     netCDF-c read it exactly, and so does zarrfs (parseFillValue).
 
-// explainChunkError adds to a chunk's decoding error the cause a user
+// ExplainChunkError adds to a chunk's decoding error the cause a user
 // needs when it is a known writer's mistake.
-func (a *Array) explainChunkError(err error) error {
+func (a *Array) ExplainChunkError(err error) error {
 	var ce *codec.CorruptError
 	if a.dt.kind != 'U' || a.layout.chunkElems == 0 || !errors.As(err, &ce) {
 		return err

@@ -1,0 +1,173 @@
+package meta
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hostileSeeds returns the files of zarr/testdata/hostile/meta (whose
+// documents TestHostileMetadata reads through a hierarchy) whose names
+// start with prefix, for fuzz corpora.
+func hostileSeeds(f *testing.F, prefix string) [][]byte {
+	f.Helper()
+	dir := filepath.Join("..", "testdata", "hostile", "meta")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var out [][]byte
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				f.Fatal(err)
+			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// hostileMembers returns member key of every hostile document whose name
+// starts with prefix and that has it, for fuzz corpora.
+func hostileMembers(f *testing.F, prefix, key string) []json.RawMessage {
+	f.Helper()
+	var out []json.RawMessage
+	for _, doc := range hostileSeeds(f, prefix) {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(doc, &obj) == nil && obj[key] != nil {
+			out = append(out, obj[key])
+		}
+	}
+	return out
+}
+
+// FuzzDecodeObject: every metadata document goes through DecodeObject; what
+// it accepts is one JSON object (once pythonJSON has turned Python's bare
+// NaN and Infinity into strings, which it does to nothing in valid JSON)
+// with no repeated member names.
+func FuzzDecodeObject(f *testing.F) {
+	f.Add([]byte(`{"a": {"b": [1, {"c": 2, "C": 3}]}, "A2": null}`))
+	f.Add([]byte(`{"a": 1, "a": 2}`))
+	f.Add([]byte(`{"a": [{"x": 1}, {"x": 2}], "b": {"x": {"x": 1}}}`))
+	f.Add([]byte(`{"\u0061": 1, "a": 2}`))
+	f.Add([]byte(`{"k\"": {"0": 0, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "10": 10, "11": 11, "12": 12, "13": 13, "14": 14, "15": 15, "16": 16, "17": 17, "3": 3}, "K\"": []}`))
+	f.Add([]byte(`[{"a": 1}, {"a": 1}, {"b": [{"c": 1, "C": 1}]}]`))
+	f.Add([]byte(`{"a": NaN, "b": [-Infinity, {"c": Infinity}], NaN: 1}`))
+	for _, prefix := range []string{"v1-", "v2-", "v3-"} {
+		for _, b := range hostileSeeds(f, prefix) {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if json.Valid(doc) {
+			fast, slow := checkMemberNames(doc), memberNamesByTokens(doc)
+			if (fast == nil) != (slow == nil) {
+				t.Fatalf("checkMemberNames: %v; by tokens: %v", fast, slow)
+			}
+			sameMembers(t, doc)
+			if !bytes.Equal(pythonJSON(doc), doc) {
+				t.Fatalf("pythonJSON changed valid JSON %q to %q", doc, pythonJSON(doc))
+			}
+		}
+		obj, err := DecodeObject("doc", doc)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidMetadata) {
+				t.Fatalf("error %v does not match ErrInvalidMetadata", err)
+			}
+			return
+		}
+		if obj == nil || !json.Valid(pythonJSON(doc)) {
+			t.Fatalf("accepted %q", doc)
+		}
+		folded := map[string]bool{}
+		for k := range obj {
+			if folded[strings.ToLower(k)] {
+				t.Fatalf("accepted case-variant member %q", k)
+			}
+			folded[strings.ToLower(k)] = true
+		}
+	})
+}
+
+// sameMembers fails t unless splitObject splits doc (valid JSON) into the
+// members encoding/json decodes.
+func sameMembers(t *testing.T, doc []byte) {
+	t.Helper()
+	var want map[string]json.RawMessage
+	err := json.Unmarshal(doc, &want)
+	got, ok := splitObject(doc)
+	if ok != (err == nil && want != nil) {
+		t.Fatalf("splitObject(%q): ok %v; encoding/json: %v, %v", doc, ok, want, err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("splitObject(%q): %d members, encoding/json %d", doc, len(got), len(want))
+	}
+	for k, v := range want {
+		if g, found := got[k]; !found || !bytes.Equal(g, v) {
+			t.Fatalf("splitObject(%q): member %q is %q, encoding/json %q", doc, k, g, v)
+		}
+	}
+}
+
+// memberNamesByTokens is checkMemberNames written plainly with
+// encoding/json's tokenizer (and 30 times slower): FuzzDecodeObject checks
+// that the two agree.
+func memberNamesByTokens(doc []byte) error {
+	type frame struct {
+		names   map[string]bool // nil for an array
+		wantKey bool
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var stack []frame
+	folded := map[string]bool{}
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].names != nil {
+			stack[n-1].wantKey = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n := len(stack); n > 0 && stack[n-1].wantKey {
+			if name, ok := tok.(string); ok {
+				top := &stack[n-1]
+				if top.names[name] {
+					return errors.New("twice")
+				}
+				if n == 1 {
+					if folded[strings.ToLower(name)] {
+						return errors.New("case")
+					}
+					folded[strings.ToLower(name)] = true
+				}
+				top.names[name] = true
+				top.wantKey = false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, frame{names: map[string]bool{}, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, frame{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
+}
