@@ -31,7 +31,7 @@ var wildReaderOf = map[string]string{"xarray": "xarray", "gdal": "gdal", "netcdf
 
 // wildDecided holds the arrays whose readers disagree, by the prefix of
 // their store's name and their path, and how zarrfs settles each (README,
-// "Data from other tools"; zarr/wild.go): it follows the majority of the
+// "Data from other tools"; zarr/meta/wild.go): it follows the majority of the
 // readers other than the writer's own.
 var wildDecided = map[string]wildDecision{
 	"netcdf-//c": {why: "char data under <U1 with one byte per character (netCDF-c 4.9.0)", refuse: "netCDF-c 4.9.0"},

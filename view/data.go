@@ -46,7 +46,7 @@ func (f *dataFile) Xattrs() []Xattr {
 	if f.node.Array == nil {
 		return nil
 	}
-	return ArrayXattrs(f.node.Array.Meta(), f.node.Format)
+	return ArrayXattrs(f.node.Array.Meta())
 }
 
 // ReadAt copies the header's bytes, then the array's contents.

@@ -42,7 +42,7 @@ func (f *textFile) lines(ctx context.Context) ([]byte, error) {
 }
 
 // Xattrs are the array's.
-func (f *textFile) Xattrs() []Xattr { return ArrayXattrs(f.node.Array.Meta(), f.node.Format) }
+func (f *textFile) Xattrs() []Xattr { return ArrayXattrs(f.node.Array.Meta()) }
 
 // rendered is the content of a file made whole at its first use (data.hdr,
 // data.txt) and kept: it gives the file that embeds it Size, Check and

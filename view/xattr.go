@@ -24,7 +24,7 @@ const XattrPrefix = "user.zarr."
 // an array carry the array's too.
 func Xattrs(n *zarr.Node) []Xattr {
 	if n.Kind == zarr.KindArray && n.Array != nil {
-		return ArrayXattrs(n.Array.Meta(), n.Format)
+		return ArrayXattrs(n.Array.Meta())
 	}
 	return []Xattr{{"user.zarr.format", []byte(formatName(n.Format))}}
 }
@@ -54,7 +54,7 @@ func formatName(f zarr.Format) string {
 // string of `data` (the v3 name for variable-length types, which have no
 // NumPy type), fill_value and codecs as compact JSON, dimension_names
 // comma-separated (absent when the array has none) and format.
-func ArrayXattrs(a *meta.Array, f zarr.Format) []Xattr {
+func ArrayXattrs(a *meta.Array) []Xattr {
 	dtype := a.DataType().NumPy
 	if dtype == "" {
 		dtype = a.DataType().Name
@@ -69,7 +69,7 @@ func ArrayXattrs(a *meta.Array, f zarr.Format) []Xattr {
 	return append(x,
 		Xattr{"user.zarr.dtype", []byte(dtype)},
 		Xattr{"user.zarr.fill_value", compactJSON(a.FillValue())},
-		Xattr{"user.zarr.format", []byte(formatName(f))},
+		Xattr{"user.zarr.format", []byte(formatName(a.Format()))},
 		Xattr{"user.zarr.shape", []byte(joinInts(a.Shape()))},
 	)
 }

@@ -61,7 +61,7 @@ func TestArrayXattrs(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			x := ArrayXattrs(parseArray(t, c.format, c.array), c.format)
+			x := ArrayXattrs(parseArray(t, c.format, c.array))
 			got := map[string]string{}
 			for i, a := range x {
 				if i > 0 && x[i-1].Name >= a.Name {
