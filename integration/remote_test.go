@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	nethttp "net/http"
 	"net/http/httptest"
@@ -52,6 +53,33 @@ func TestRemoteS3Peers(t *testing.T) {
 		mustZarrfs(t, "info", "--s3-endpoint", ps.URL, "s3://peers/v3cons.zarr", "sharded")
 		if c := proxy.Counts(); c["GET"]+c["GET range"] != 2 || len(c) != 1 {
 			t.Errorf("zarrfs info of a consolidated v3 hierarchy in S3 sent %v; want two GETs (zarr.json, and .zmetadata at once)", c)
+		}
+	})
+	t.Run("v2-find-request-count", func(t *testing.T) {
+		// find over a mount of a v2 hierarchy without .zmetadata reads
+		// each document once, and asks for few that are missing: a page
+		// listed below each group shows which documents its first
+		// children lack (most arrays have no .zattrs); only beyond the
+		// first page of a large group, and at the root before any
+		// listing, are documents probed.
+		docs := 0
+		filepath.WalkDir(filepath.Join(rs.root, "v2"), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (d.Name() == ".zarray" || d.Name() == ".zattrs" || d.Name() == ".zgroup") {
+				docs++
+			}
+			return err
+		})
+		proxy := &remotetest.Proxy{Target: srv.Endpoint}
+		ps := httptest.NewServer(proxy)
+		defer ps.Close()
+		m := mountStore(t, "s3://peers/v2.zarr", "--s3-endpoint", ps.URL, "--s3-path-style")
+		proxy.Counts()
+		run(t, "find", m.dir)
+		c := proxy.Counts()
+		t.Logf("find over %d documents: %v", docs, c)
+		if got := c["GET range"]; got < docs-1 || got > docs+docs/10 {
+			t.Errorf("find over an S3 mount of a v2 hierarchy of %d documents sent %v; want %d to %d ranged GETs",
+				docs, c, docs-1, docs+docs/10)
 		}
 	})
 	t.Run("v2", func(t *testing.T) {

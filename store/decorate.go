@@ -17,16 +17,17 @@ type Full interface {
 	Stater
 	InfoGetter
 	Writer
+	PageLister
 }
 
 // Decorate returns d exposing Store, io.Closer and exactly the optional
-// interfaces (Lister, Stater, InfoGetter, Writer) that under implements, so
+// interfaces (Lister, Stater, InfoGetter, Writer, PageLister) that under implements, so
 // that callers who discover capabilities by type assertion see the same
 // capabilities through the decorator as without it. d's methods of the
 // other optional interfaces are never reached.
 func Decorate(d Full, under Store) Store {
 	m := 0
-	for i, has := range [...]bool{is[Lister](under), is[Stater](under), is[InfoGetter](under), is[Writer](under)} {
+	for i, has := range [...]bool{is[Lister](under), is[Stater](under), is[InfoGetter](under), is[Writer](under), is[PageLister](under)} {
 		if has {
 			m |= 1 << i
 		}

@@ -6,7 +6,7 @@ import "io"
 
 // decorated[m] exposes a Full decorator as Store, io.Closer and the
 // optional interfaces whose bits are set in m (see Decorate).
-var decorated = [1 << 4]func(Full) Store{
+var decorated = [1 << 5]func(Full) Store{
 	// no optional interface
 	func(d Full) Store {
 		return struct {
@@ -150,5 +150,165 @@ var decorated = [1 << 4]func(Full) Store{
 			InfoGetter
 			Writer
 		}{d, d, d, d, d, d}
+	},
+	// PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			PageLister
+		}{d, d, d}
+	},
+	// Lister, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			PageLister
+		}{d, d, d, d}
+	},
+	// Stater, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			PageLister
+		}{d, d, d, d}
+	},
+	// Lister, Stater, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			PageLister
+		}{d, d, d, d, d}
+	},
+	// InfoGetter, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			PageLister
+		}{d, d, d, d}
+	},
+	// Lister, InfoGetter, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			PageLister
+		}{d, d, d, d, d}
+	},
+	// Stater, InfoGetter, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			PageLister
+		}{d, d, d, d, d}
+	},
+	// Lister, Stater, InfoGetter, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			PageLister
+		}{d, d, d, d, d, d}
+	},
+	// Writer, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			PageLister
+		}{d, d, d, d}
+	},
+	// Lister, Writer, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			PageLister
+		}{d, d, d, d, d}
+	},
+	// Stater, Writer, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			PageLister
+		}{d, d, d, d, d}
+	},
+	// Lister, Stater, Writer, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			PageLister
+		}{d, d, d, d, d, d}
+	},
+	// InfoGetter, Writer, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			PageLister
+		}{d, d, d, d, d}
+	},
+	// Lister, InfoGetter, Writer, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			PageLister
+		}{d, d, d, d, d, d}
+	},
+	// Stater, InfoGetter, Writer, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+		}{d, d, d, d, d, d}
+	},
+	// Lister, Stater, InfoGetter, Writer, PageLister
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+		}{d, d, d, d, d, d, d}
 	},
 }

@@ -16,6 +16,7 @@ var optionalTypes = []reflect.Type{
 	reflect.TypeFor[Stater](),
 	reflect.TypeFor[InfoGetter](),
 	reflect.TypeFor[Writer](),
+	reflect.TypeFor[PageLister](),
 }
 
 // full implements Full, answering nothing.
@@ -30,6 +31,9 @@ func (full) ListPrefix(context.Context, string) ([]string, error)        { retur
 func (full) Stat(context.Context, string) (Info, error)                  { return Info{}, nil }
 func (full) Set(context.Context, string, []byte) error                   { return nil }
 func (full) Delete(context.Context, string) error                        { return nil }
+func (full) ListPrefixPage(context.Context, string, string) ([]string, bool, error) {
+	return nil, false, nil
+}
 func (full) GetRangeInfo(context.Context, string, ByteRange) ([]byte, Info, error) {
 	return nil, Info{}, nil
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // optional must list the interfaces of Decorate's bits, in order.
-var optional = []string{"Lister", "Stater", "InfoGetter", "Writer"}
+var optional = []string{"Lister", "Stater", "InfoGetter", "Writer", "PageLister"}
 
 func main() {
 	var b bytes.Buffer

@@ -16,7 +16,7 @@
 //     the old or the new value, never a mixture.
 //
 // Listing, writing, metadata and closing are separate small interfaces
-// (Lister, Writer, Stater, InfoGetter, io.Closer) discovered by type
+// (Lister, PageLister, Writer, Stater, InfoGetter, io.Closer) discovered by type
 // assertion, as in io.Reader/io.WriterTo: a read-only HTTP store implements
 // only Store. A decorator (deadline, fault) implements them all (Full) and
 // Decorate gives it exactly those of the store it wraps.
@@ -119,6 +119,17 @@ type Lister interface {
 	ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error)
 	// ListPrefix returns every key that starts with prefix, sorted.
 	ListPrefix(ctx context.Context, prefix string) ([]string, error)
+}
+
+// PageLister is implemented by stores whose listings come a page at a
+// time, each page one request (S3's ListObjectsV2): a caller that can make
+// use of part of a listing asks for one page instead of the whole.
+type PageLister interface {
+	// ListPrefixPage returns the first keys, sorted, that start with
+	// prefix and sort after startAfter ("": from the first), as many as
+	// one page holds; more reports that keys may follow the last one
+	// returned (it is false only when none do).
+	ListPrefixPage(ctx context.Context, prefix, startAfter string) (keys []string, more bool, err error)
 }
 
 // Writer is implemented by stores that can be changed.

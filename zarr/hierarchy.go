@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -45,7 +46,75 @@ type Hierarchy struct {
 	nodes   map[string]*Node
 	loading map[string]*nodeLoad // loads under way, by path
 	names   map[string][]string  // child names of the groups listed, by path
-	ahead   map[string]bool      // groups whose children were loaded ahead (remote)
+	// naming: the listings of child names under way, by path; closed
+	// when done.
+	naming map[string]chan struct{}
+	ahead  map[string]bool // groups whose children were loaded ahead (remote)
+	// listed holds, by key prefix ("" or "g/"), the first page of a
+	// listing of every key below a group (remote v2 stores that page
+	// their listings: store.PageLister): a document that page passed
+	// over is missing, and is not asked for.
+	listed map[string]*listedPage
+}
+
+// listedPage is the first page of the keys below a prefix, sorted.
+type listedPage struct {
+	keys     []string
+	complete bool // the page holds every key below the prefix
+}
+
+// missing reports whether key, below the page's prefix, is known to be
+// missing: the page does not hold it but holds a key sorting after it (a
+// listing is in key order), or holds every key.
+func (pg *listedPage) missing(key string) bool {
+	i, found := slices.BinarySearch(pg.keys, key)
+	return !found && (pg.complete || i < len(pg.keys))
+}
+
+// listedMissing reports whether a page listed below one of key's parents
+// shows that key is missing.
+func (h *Hierarchy) listedMissing(key string) bool {
+	if !h.remote {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.listed) == 0 {
+		return false
+	}
+	for i := len(key) - 1; i >= -1; i-- {
+		if i >= 0 && key[i] != '/' {
+			continue
+		}
+		if pg, ok := h.listed[key[:i+1]]; ok && pg.missing(key) {
+			return true
+		}
+	}
+	return false
+}
+
+// listPage lists the first page of every key below the group at p, for
+// listedMissing, when the store pages its listings and the hierarchy is a
+// remote v2 one without consolidated metadata: its nodes' documents
+// (.zarray, .zattrs, .zgroup) sort before their chunks, so one page tells
+// which documents the first children have, sparing a request for each
+// missing one. A failed listing only leaves them to be asked for.
+func (h *Hierarchy) listPage(ctx context.Context, p string) {
+	pl, ok := h.st.(store.PageLister)
+	if !ok || !h.remote || h.format != FormatV2 || h.consolidated != nil {
+		return
+	}
+	prefix := store.DirPrefix(p)
+	keys, more, err := pl.ListPrefixPage(ctx, prefix, "")
+	if err != nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.listed == nil {
+		h.listed = map[string]*listedPage{}
+	}
+	h.listed[prefix] = &listedPage{keys: keys, complete: !more}
 }
 
 // Store returns the store the hierarchy reads.
@@ -344,8 +413,9 @@ func (h *Hierarchy) document(ctx context.Context, key string, indent string) (do
 	if b, ok := h.prefetched[key]; ok {
 		return b, time.Time{}, false, true, nil
 	}
-	if h.consolidatedNode(key) {
-		// Consolidated metadata holds every document of the nodes it knows.
+	if h.consolidatedNode(key) || h.listedMissing(key) {
+		// Consolidated metadata holds every document of the nodes it
+		// knows; a listing, every document of the keys it passed.
 		return nil, time.Time{}, false, false, nil
 	}
 	b, mt, err := getDocument(ctx, h.st, key)
@@ -649,25 +719,45 @@ func (h *Hierarchy) children(ctx context.Context, p string) ([]*Node, error) {
 }
 
 // childNames returns the sorted candidate child names of the group at p,
-// listed once (the store does not change under a hierarchy).
+// listed once (the store does not change under a hierarchy): a caller
+// asking while another lists waits for that listing (a reader listing a
+// group its parent's listing is loading ahead).
 func (h *Hierarchy) childNames(ctx context.Context, p string) ([]string, error) {
-	h.mu.Lock()
-	names, ok := h.names[p]
-	h.mu.Unlock()
-	if ok {
-		return names, nil
+	for {
+		h.mu.Lock()
+		names, ok := h.names[p]
+		wait, busy := h.naming[p]
+		if !ok && !busy {
+			if h.naming == nil {
+				h.naming = map[string]chan struct{}{}
+			}
+			h.naming[p] = make(chan struct{})
+		}
+		h.mu.Unlock()
+		if ok {
+			return names, nil
+		}
+		if !busy {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-wait: // listed, or failed: look again, and list if it failed
+		}
 	}
 	names, err := h.listChildNames(ctx, p)
-	if err != nil {
-		return nil, err
-	}
 	h.mu.Lock()
-	if h.names == nil {
-		h.names = map[string][]string{}
+	if err == nil {
+		if h.names == nil {
+			h.names = map[string][]string{}
+		}
+		h.names[p] = names
 	}
-	h.names[p] = names
+	close(h.naming[p])
+	delete(h.naming, p)
 	h.mu.Unlock()
-	return names, nil
+	return names, err
 }
 
 // listChildNames lists the sorted candidate child names of the group at p.
@@ -700,7 +790,12 @@ func (h *Hierarchy) listChildNames(ctx context.Context, p string) ([]string, err
 			return nil, notListable{codec.Unsupportedf("listing: %s cannot list its keys and the hierarchy has no consolidated metadata; "+
 				"open a node by its path (zarrfs ls/info/cat STORE PATH) or consolidate the metadata", h.st)}
 		}
+		var wg sync.WaitGroup
+		if h.remote {
+			wg.Go(func() { h.listPage(ctx, p) }) // at the same time: no round trip added
+		}
 		_, prefixes, err := l.ListDir(ctx, p)
+		wg.Wait()
 		if err != nil {
 			return nil, err
 		}

@@ -127,6 +127,21 @@ func (d *bounded) ListPrefix(ctx context.Context, prefix string) ([]string, erro
 	})
 }
 
+func (d *bounded) ListPrefixPage(ctx context.Context, prefix, startAfter string) ([]string, bool, error) {
+	if err := store.ValidatePrefix(prefix); err != nil {
+		return nil, false, err
+	}
+	type page struct {
+		keys []string
+		more bool
+	}
+	r, err := call(ctx, d, "list "+prefix+"* after "+startAfter, func(ctx context.Context) (page, error) {
+		k, more, err := d.s.(store.PageLister).ListPrefixPage(ctx, prefix, startAfter)
+		return page{k, more}, err
+	})
+	return r.keys, r.more, err
+}
+
 func (d *bounded) Stat(ctx context.Context, key string) (store.Info, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return store.Info{}, err

@@ -286,6 +286,18 @@ func (b *base) ListPrefix(ctx context.Context, prefix string) ([]string, error) 
 	})
 }
 
+func (b *base) ListPrefixPage(ctx context.Context, prefix, startAfter string) ([]string, bool, error) {
+	type page struct {
+		keys []string
+		more bool
+	}
+	r, err := do(b.f, ctx, "list", prefix, func() (page, error) {
+		k, more, err := b.f.s.(store.PageLister).ListPrefixPage(ctx, prefix, startAfter)
+		return page{k, more}, err
+	})
+	return r.keys, r.more, err
+}
+
 // dirKey is what a listing of dir matches rules by: "a/" for "a".
 func dirKey(dir string) string {
 	if dir == "" {

@@ -1,7 +1,7 @@
 // Package memory is an in-memory zarrfs store: a map of keys to values
 // guarded by a read-write mutex. Values are copied on the way in and out, so
 // neither the caller nor the store can change what the other holds. It
-// implements store.Store, store.Lister, store.Writer and store.Stater and is
+// implements store.Store, store.Lister, store.PageLister, store.Writer and store.Stater and is
 // meant for tests and for building hierarchies in memory.
 package memory
 
@@ -30,10 +30,11 @@ type Store struct {
 }
 
 var (
-	_ store.Store  = (*Store)(nil)
-	_ store.Lister = (*Store)(nil)
-	_ store.Writer = (*Store)(nil)
-	_ store.Stater = (*Store)(nil)
+	_ store.Store      = (*Store)(nil)
+	_ store.Lister     = (*Store)(nil)
+	_ store.PageLister = (*Store)(nil)
+	_ store.Writer     = (*Store)(nil)
+	_ store.Stater     = (*Store)(nil)
 )
 
 // New returns an empty store.
@@ -147,6 +148,28 @@ func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []strin
 	defer s.mu.RUnlock()
 	keys, prefixes = store.DirEntries(dir, maps.Keys(s.m))
 	return keys, prefixes, nil
+}
+
+// PageSize is how many keys a page of ListPrefixPage holds.
+const PageSize = 1000
+
+// ListPrefixPage returns the first PageSize keys, sorted, that start with
+// prefix and sort after startAfter: the store pages its listings as S3
+// does, so that it can stand for one in tests.
+func (s *Store) ListPrefixPage(ctx context.Context, prefix, startAfter string) ([]string, bool, error) {
+	keys, err := s.ListPrefix(ctx, prefix)
+	if err != nil {
+		return nil, false, err
+	}
+	i, found := slices.BinarySearch(keys, startAfter)
+	if found {
+		i++
+	}
+	keys = keys[i:]
+	if len(keys) > PageSize {
+		return keys[:PageSize], true, nil
+	}
+	return keys, false, nil
 }
 
 // ListPrefix returns every key that starts with prefix, sorted.

@@ -75,7 +75,7 @@ type Options struct {
 }
 
 // Store is an S3 store. It implements store.Store, store.Lister,
-// store.Stater, store.Writer and io.Closer and is safe for concurrent use.
+// store.PageLister, store.Stater, store.Writer and io.Closer and is safe for concurrent use.
 type Store struct {
 	core     minio.Core
 	bucket   string
@@ -93,11 +93,12 @@ type Store struct {
 }
 
 var (
-	_ store.Store  = (*Store)(nil)
-	_ store.Lister = (*Store)(nil)
-	_ store.Stater = (*Store)(nil)
-	_ store.Writer = (*Store)(nil)
-	_ io.Closer    = (*Store)(nil)
+	_ store.Store      = (*Store)(nil)
+	_ store.Lister     = (*Store)(nil)
+	_ store.PageLister = (*Store)(nil)
+	_ store.Stater     = (*Store)(nil)
+	_ store.Writer     = (*Store)(nil)
+	_ io.Closer        = (*Store)(nil)
 )
 
 // ParseURL splits s3://bucket/prefix into its bucket and prefix (without
@@ -319,13 +320,18 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 
 // list returns the keys and common prefixes below the object prefix p,
 // relative to the store's prefix, reading every page.
+// noOwner asks listings for no owner of each object (minio-go asks for
+// it by default): only the keys are used, and the owners lengthen the
+// answer the server makes and the client parses.
+var noOwner = false
+
 func (s *Store) list(ctx context.Context, op, p string, recursive bool) (keys, prefixes []string, err error) {
 	err = s.do(ctx, func(ctx context.Context, tk *remote.Ticket) (int64, error) {
 		keys, prefixes = nil, nil
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel() // stops the listing goroutine on an early return
 		for oi := range s.core.Client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{
-			Prefix: p, Recursive: recursive, MaxKeys: s.pageSize,
+			Prefix: p, Recursive: recursive, MaxKeys: s.pageSize, FetchOwner: &noOwner,
 		}) {
 			if oi.Err != nil {
 				return 0, s.wrap(op, oi.Err)
@@ -396,6 +402,53 @@ func (s *Store) ListPrefix(ctx context.Context, prefix string) ([]string, error)
 	}
 	slices.Sort(keys)
 	return keys, nil
+}
+
+// listPage is the most keys ListPrefixPage asks for when the store sets
+// no page size: what AWS answers at most.
+const listPage = 1000
+
+// ListPrefixPage returns the keys of one ListObjectsV2 page: the first
+// that start with prefix and sort after startAfter. The listing is not
+// continued past the page, so a full page reports more.
+func (s *Store) ListPrefixPage(ctx context.Context, prefix, startAfter string) (keys []string, more bool, err error) {
+	if err := store.CheckListPrefix(ctx, prefix); err != nil {
+		return nil, false, err
+	}
+	size := s.pageSize
+	if size <= 0 {
+		size = listPage
+	}
+	err = s.do(ctx, func(ctx context.Context, tk *remote.Ticket) (int64, error) {
+		keys, more = []string{}, false
+		n := 0
+		opts := minio.ListObjectsOptions{Prefix: s.prefix + prefix, Recursive: true, MaxKeys: size, FetchOwner: &noOwner}
+		if startAfter != "" {
+			opts.StartAfter = s.prefix + startAfter
+		}
+		// The iterator asks for the next page only when the loop goes on
+		// past the first page's objects.
+		for oi := range s.core.Client.ListObjectsIter(ctx, s.bucket, opts) {
+			if oi.Err != nil {
+				return 0, s.wrap("list "+prefix+"*", oi.Err)
+			}
+			tk.FirstByte()
+			rel, ok := strings.CutPrefix(oi.Key, s.prefix)
+			if ok && !strings.HasSuffix(rel, "/") && store.ValidateKey(rel) == nil {
+				keys = append(keys, rel)
+			}
+			if n++; n == size {
+				more = true // a full page: the next may hold more
+				break
+			}
+		}
+		return 0, nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	slices.Sort(keys)
+	return keys, more, nil
 }
 
 // Set stores value under key with PutObject.

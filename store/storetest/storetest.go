@@ -112,6 +112,7 @@ func RunReadOnly(t *testing.T, fixture Fixture) {
 	t.Run("OwnedValues", func(t *testing.T) { testOwnedValues(t, fixture(t, Data())) })
 	t.Run("ListDir", func(t *testing.T) { testListDir(t, fixture(t, Data())) })
 	t.Run("ListPrefix", func(t *testing.T) { testListPrefix(t, fixture(t, Data())) })
+	t.Run("ListPrefixPage", func(t *testing.T) { testListPrefixPage(t, fixture(t, Data())) })
 	t.Run("ListEmptyStore", func(t *testing.T) { testListEmpty(t, fixture(t, map[string][]byte{})) })
 	t.Run("Stat", func(t *testing.T) { testStat(t, fixture(t, Data())) })
 	t.Run("Cancelled", func(t *testing.T) { testCancelled(t, fixture(t, Data())) })
@@ -352,6 +353,51 @@ func testListPrefix(t *testing.T, s store.Store) {
 		if !slices.Contains(got, k) {
 			t.Errorf("%s: ListPrefix(a) = %q: missing %q", s, got, k)
 		}
+	}
+}
+
+// testListPrefixPage pages through listings: the pages, each asked for
+// after the last key of the one before until one reports no more, make up
+// ListPrefix's answer.
+func testListPrefixPage(t *testing.T, s store.Store) {
+	pl := implements[store.PageLister](t, s)
+	l := implements[store.Lister](t, s)
+	ctx := context.Background()
+	for _, prefix := range []string{"", "a/", "a/c/0/", "b/", "deep", "missing/", "zarr.json"} {
+		want, err := l.ListPrefix(ctx, prefix)
+		if err != nil {
+			t.Fatalf("%s: ListPrefix(%q): %v", s, prefix, err)
+		}
+		var got []string
+		for after, pages := "", 0; ; pages++ {
+			if pages > len(want) {
+				t.Fatalf("%s: ListPrefixPage(%q, …): more pages than keys", s, prefix)
+			}
+			keys, more, err := pl.ListPrefixPage(ctx, prefix, after)
+			if err != nil {
+				t.Fatalf("%s: ListPrefixPage(%q, %q): %v", s, prefix, after, err)
+			}
+			if !slices.IsSorted(keys) || len(keys) > 0 && keys[0] <= after && after != "" {
+				t.Fatalf("%s: ListPrefixPage(%q, %q) = %q: unsorted, or not after %q", s, prefix, after, keys, after)
+			}
+			got = append(got, keys...)
+			if !more {
+				break
+			}
+			if len(keys) == 0 {
+				t.Fatalf("%s: ListPrefixPage(%q, %q): an empty page with more to come", s, prefix, after)
+			}
+			after = keys[len(keys)-1]
+		}
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("%s: pages of %q = %q; ListPrefix: %q", s, prefix, got, want)
+		}
+	}
+	if _, _, err := pl.ListPrefixPage(ctx, "../x", ""); err == nil {
+		t.Errorf("%s: ListPrefixPage(\"../x\") did not fail", s)
+	}
+	if _, _, err := pl.ListPrefixPage(cancelledContext(), "a/", ""); !errors.Is(err, context.Canceled) {
+		t.Errorf("%s: ListPrefixPage with a cancelled context: %v, want context.Canceled", s, err)
 	}
 }
 
