@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"strconv"
 	"strings"
+
+	"github.com/zarrfs/zarrfs/zarr/meta"
 )
 
 // npyAlign is NumPy's ARRAY_ALIGN: the magic string, the header length and
@@ -34,7 +36,7 @@ func NpyHeader(descr string, shape []int64) []byte {
 		b.WriteString(pyStr(descr))
 	}
 	b.WriteString(", 'fortran_order': False, 'shape': ")
-	b.WriteString(PyTuple(shape))
+	b.WriteString(meta.PyTuple(shape))
 	b.WriteString(", }")
 	if len(shape) > 0 {
 		b.WriteString(strings.Repeat(" ", max(0, npyGrowthDigits-len(strconv.FormatInt(shape[0], 10)))))
@@ -71,24 +73,6 @@ func npyWrap(dict string, major byte) []byte {
 	out = append(out, dict...)
 	out = append(out, strings.Repeat(" ", pad)...)
 	return append(out, '\n')
-}
-
-// PyTuple formats shape as Python's repr of a tuple of ints: "()", "(3,)",
-// "(3, 4)".
-func PyTuple(shape []int64) string {
-	var b strings.Builder
-	b.WriteByte('(')
-	for i, d := range shape {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.FormatInt(d, 10))
-	}
-	if len(shape) == 1 {
-		b.WriteByte(',')
-	}
-	b.WriteByte(')')
-	return b.String()
 }
 
 // pyStr formats s as Python's repr of an ASCII str: single quotes unless s

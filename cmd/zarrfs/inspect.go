@@ -15,6 +15,7 @@ import (
 	"github.com/zarrfs/zarrfs/internal/hugemem"
 	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
+	"github.com/zarrfs/zarrfs/zarr/meta"
 )
 
 var lsCommand = command{
@@ -72,7 +73,7 @@ func describe(n *zarr.Node) []string {
 		cols[1] += "/"
 	}
 	if a := n.Array; a != nil {
-		cols[2], cols[3], cols[4] = view.PyTuple(a.Shape()), a.DataType().Name, codecNames(a.Codecs())
+		cols[2], cols[3], cols[4] = meta.PyTuple(a.Shape()), a.DataType().Name, codecNames(a.Codecs())
 		if a.Err != nil && n.Err == nil {
 			cols = append(cols, "error: "+oneLine(a.Err.Error()))
 		}

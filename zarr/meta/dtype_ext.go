@@ -171,21 +171,30 @@ func descr(fields []structField) string {
 			b.WriteString(pyString(f.leaf.NumPy))
 		}
 		if f.shape != nil {
-			b.WriteString(", (")
-			for j, d := range f.shape {
-				if j > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString(strconv.FormatInt(d, 10))
-			}
-			if len(f.shape) == 1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte(')')
+			b.WriteString(", ")
+			b.WriteString(PyTuple(f.shape))
 		}
 		b.WriteByte(')')
 	}
 	b.WriteByte(']')
+	return b.String()
+}
+
+// PyTuple formats shape as Python's repr of a tuple of ints: "()", "(3,)",
+// "(3, 4)", as NumPy writes shapes in a descr or a .npy header.
+func PyTuple(shape []int64) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, d := range shape {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatInt(d, 10))
+	}
+	if len(shape) == 1 {
+		b.WriteByte(',')
+	}
+	b.WriteByte(')')
 	return b.String()
 }
 
