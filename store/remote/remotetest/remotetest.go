@@ -46,12 +46,7 @@ type Server struct {
 	Fault       Fault
 	ModTime     time.Time
 
-	n       atomic.Int64
-	countMu sync.Mutex
-	counts  map[string]int
-	paths   []string
-	hang    chan struct{}
-	once    sync.Once
+	requests
 }
 
 // Set replaces the value of key.
@@ -71,37 +66,66 @@ func (s *Server) SetFault(f Fault) {
 	s.mu.Unlock()
 }
 
-// Counts returns the requests served so far by kind and resets them.
-func (s *Server) Counts() map[string]int {
-	s.countMu.Lock()
-	defer s.countMu.Unlock()
-	c := s.counts
-	s.counts = nil
-	s.paths = nil
+// requests counts the requests a Server or a Proxy receives and holds the
+// channel its hanging requests wait on.
+type requests struct {
+	n       atomic.Int64
+	countMu sync.Mutex
+	counts  map[string]int
+	paths   []string
+	hang    chan struct{}
+	once    sync.Once
+}
+
+// count notes the request r under its kind and path, and returns its
+// number (from 1).
+func (q *requests) count(r *http.Request) int64 {
+	kind := r.Method
+	if r.Header.Get("Range") != "" {
+		kind += " range"
+	}
+	q.countMu.Lock()
+	if q.counts == nil {
+		q.counts = map[string]int{}
+	}
+	q.counts[kind]++
+	q.paths = append(q.paths, strings.TrimSpace(r.Method+" "+r.URL.Path+" "+r.Header.Get("Range")))
+	q.countMu.Unlock()
+	return q.n.Add(1)
+}
+
+// Counts returns the requests received so far by kind ("GET", "GET
+// range", "HEAD", "PUT", …) and resets them (and Paths).
+func (q *requests) Counts() map[string]int {
+	q.countMu.Lock()
+	defer q.countMu.Unlock()
+	c := q.counts
+	q.counts = nil
+	q.paths = nil
 	return c
 }
 
 // Paths returns "METHOD path [range]" of the requests since the last
 // Counts.
-func (s *Server) Paths() []string {
-	s.countMu.Lock()
-	defer s.countMu.Unlock()
-	return append([]string(nil), s.paths...)
+func (q *requests) Paths() []string {
+	q.countMu.Lock()
+	defer q.countMu.Unlock()
+	return append([]string(nil), q.paths...)
 }
 
 // Release ends every hanging request.
-func (s *Server) Release() {
-	ch := s.hangCh()
-	s.once.Do(func() { close(ch) })
+func (q *requests) Release() {
+	ch := q.hangCh()
+	q.once.Do(func() { close(ch) })
 }
 
-func (s *Server) hangCh() chan struct{} {
-	s.countMu.Lock()
-	defer s.countMu.Unlock()
-	if s.hang == nil {
-		s.hang = make(chan struct{})
+func (q *requests) hangCh() chan struct{} {
+	q.countMu.Lock()
+	defer q.countMu.Unlock()
+	if q.hang == nil {
+		q.hang = make(chan struct{})
 	}
-	return s.hang
+	return q.hang
 }
 
 // answer carries out the fault act before the request r is served: it
@@ -134,18 +158,7 @@ func (act Action) answer(w http.ResponseWriter, r *http.Request, delay time.Dura
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	kind := r.Method
-	if r.Header.Get("Range") != "" {
-		kind += " range"
-	}
-	s.countMu.Lock()
-	if s.counts == nil {
-		s.counts = map[string]int{}
-	}
-	s.counts[kind]++
-	s.paths = append(s.paths, strings.TrimSpace(r.Method+" "+r.URL.Path+" "+r.Header.Get("Range")))
-	s.countMu.Unlock()
-	n := s.n.Add(1)
+	n := s.count(r)
 
 	s.mu.RLock()
 	fault := s.Fault
@@ -220,14 +233,9 @@ type Proxy struct {
 	// Latency is added to every request before it is forwarded.
 	Latency time.Duration
 
-	once    sync.Once
-	rp      *httputil.ReverseProxy
-	n       atomic.Int64
-	countMu sync.Mutex
-	counts  map[string]int
-	hang    chan struct{}
-	hangMu  sync.Mutex
-	relOnce sync.Once
+	once sync.Once // sets rp
+	rp   *httputil.ReverseProxy
+	requests
 }
 
 // SetFault replaces the fault function (safe while serving).
@@ -235,31 +243,6 @@ func (p *Proxy) SetFault(f Fault) {
 	p.countMu.Lock()
 	p.Fault = f
 	p.countMu.Unlock()
-}
-
-// Counts returns the requests forwarded or failed so far by kind ("GET",
-// "GET range", "HEAD", "PUT", …) and resets them.
-func (p *Proxy) Counts() map[string]int {
-	p.countMu.Lock()
-	defer p.countMu.Unlock()
-	c := p.counts
-	p.counts = nil
-	return c
-}
-
-// Release ends every hanging request.
-func (p *Proxy) Release() {
-	ch := p.hangCh()
-	p.relOnce.Do(func() { close(ch) })
-}
-
-func (p *Proxy) hangCh() chan struct{} {
-	p.hangMu.Lock()
-	defer p.hangMu.Unlock()
-	if p.hang == nil {
-		p.hang = make(chan struct{})
-	}
-	return p.hang
 }
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -274,18 +257,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.DisableCompression = true
 		p.rp.Transport = t
 	})
-	kind := r.Method
-	if r.Header.Get("Range") != "" {
-		kind += " range"
-	}
+	n := p.count(r)
 	p.countMu.Lock()
-	if p.counts == nil {
-		p.counts = map[string]int{}
-	}
-	p.counts[kind]++
 	fault := p.Fault
 	p.countMu.Unlock()
-	n := p.n.Add(1)
 	var act Action
 	if fault != nil {
 		act = fault(r, n)
