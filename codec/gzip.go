@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	Register(newGzip,
+	Register(newDeflate[gzipFormat],
 		"gzip",
 		"numcodecs.gzip",
 		"https://purl.org/zarr/spec/codec/gzip/1.0",  // zarr-python 2.13 (v3 draft of 2022)
@@ -22,7 +22,7 @@ func init() {
 		"https://purl.org/zarr/spec/codec/gzip",      // v3 draft examples
 		"http://purl.org/zarr/spec/codec/gzip",
 	)
-	Register(newZlib,
+	Register(newDeflate[zlibFormat],
 		"zlib",
 		"numcodecs.zlib",
 		"https://purl.org/zarr/spec/codec/zlib/1.0", // zarr-python 2.13 (v3 draft of 2022)
@@ -83,51 +83,103 @@ func decodeStream(c DecoderInto, name string, data []byte, decodedSize int, open
 }
 
 // Gzip is the bytes→bytes codec "gzip" (RFC 1952), numcodecs GZip.
-type Gzip struct {
+// Concatenated members decode as one stream, as Python's gzip module reads
+// them.
+type Gzip = deflate[gzipFormat]
+
+// Zlib is the bytes→bytes codec "zlib" (RFC 1950), numcodecs Zlib.
+type Zlib = deflate[zlibFormat]
+
+// deflate is a codec of deflate streams in the container format F (gzip
+// or zlib): the two differ in their name, their headers and their
+// defaults, not in how they are encoded and decoded.
+type deflate[F deflateFormat] struct {
 	Level int // -1 … 9
 }
 
-func newGzip(cfg Config) (Codec, error) {
-	level, err := deflateLevel("gzip", cfg, 5) // numcodecs' default
+// deflateFormat is a container format of deflate streams: gzipFormat or
+// zlibFormat, each of which returns its one deflateSpec.
+type deflateFormat interface{ spec() *deflateSpec }
+
+// deflateSpec is what tells one deflate container format from another.
+type deflateSpec struct {
+	name         string
+	defaultLevel int // numcodecs' default
+	// encode compresses data at a level with a pooled compressor.
+	encode func(name string, level int, data []byte) ([]byte, error)
+	// inflate decodes a chunk whole into dst (package inflate).
+	inflate func(dst, data []byte) (int, error)
+	// reader returns a pooled streaming reader of data and a function
+	// that puts it back.
+	reader  func(data []byte) (io.Reader, func(), error)
+	readers sync.Pool
+}
+
+type (
+	gzipFormat struct{}
+	zlibFormat struct{}
+)
+
+func (gzipFormat) spec() *deflateSpec { return &gzipSpec }
+func (zlibFormat) spec() *deflateSpec { return &zlibSpec }
+
+var (
+	gzipSpec = deflateSpec{name: "gzip", defaultLevel: 5, inflate: inflate.Gzip,
+		encode: (&writerPools[*gzip.Writer]{newW: func(level int) *gzip.Writer {
+			w, _ := gzip.NewWriterLevel(nil, level) // level checked by deflateLevel
+			return w
+		}}).encode}
+	zlibSpec = deflateSpec{name: "zlib", defaultLevel: 1, inflate: inflate.Zlib,
+		encode: (&writerPools[*zlib.Writer]{newW: func(level int) *zlib.Writer {
+			w, _ := zlib.NewWriterLevel(nil, level) // level checked by deflateLevel
+			return w
+		}}).encode}
+)
+
+func init() {
+	gzipSpec.reader = gzipReader
+	zlibSpec.reader = zlibReader
+}
+
+func newDeflate[F deflateFormat](cfg Config) (Codec, error) {
+	s := F.spec(*new(F))
+	level, err := deflateLevel(s.name, cfg, s.defaultLevel)
 	if err != nil {
 		return nil, err
 	}
-	return Gzip{Level: level}, nil
+	return deflate[F]{Level: level}, nil
+}
+
+// Name implements Codec.
+func (deflate[F]) Name() string { return F.spec(*new(F)).name }
+
+// EncodedSize implements BytesToBytes.
+func (deflate[F]) EncodedSize(int) int { return -1 }
+
+// Encode implements BytesToBytes.
+func (c deflate[F]) Encode(data []byte) ([]byte, error) {
+	s := F.spec(*new(F))
+	return s.encode(s.name, c.Level, data)
+}
+
+// Decode implements BytesToBytes. A chunk of known size is decoded whole
+// (package inflate); one of unknown size (a vlen chunk) through a
+// streaming reader.
+func (c deflate[F]) Decode(data []byte, decodedSize int) ([]byte, error) {
+	s := F.spec(*new(F))
+	return decodeStream(c, s.name, data, decodedSize, s.reader)
 }
 
 var (
-	gzipWriters = writerPools[*gzip.Writer]{newW: func(level int) *gzip.Writer {
-		w, _ := gzip.NewWriterLevel(nil, level) // level checked by deflateLevel
-		return w
-	}}
-	gzipReaders sync.Pool // *gzip.Reader
+	_ DecoderInto = Gzip{}
+	_ DecoderInto = Zlib{}
 )
 
-// Name implements Codec.
-func (Gzip) Name() string { return "gzip" }
-
-// EncodedSize implements BytesToBytes.
-func (Gzip) EncodedSize(int) int { return -1 }
-
-// Encode implements BytesToBytes.
-func (c Gzip) Encode(data []byte) ([]byte, error) {
-	return gzipWriters.encode("gzip", c.Level, data)
-}
-
-// Decode implements BytesToBytes. Concatenated members decode as one
-// stream, as Python's gzip module reads them. A chunk of known size is
-// decoded whole (package inflate); one of unknown size (a vlen chunk)
-// through a streaming reader.
-func (c Gzip) Decode(data []byte, decodedSize int) ([]byte, error) {
-	return decodeStream(c, "gzip", data, decodedSize, gzipReader)
-}
-
-var _ DecoderInto = Gzip{}
-
 // DecodeInto implements DecoderInto.
-func (Gzip) DecodeInto(dst, data []byte) error {
-	n, err := inflate.Gzip(dst, data)
-	return inflateResult("gzip", dst, n, err)
+func (deflate[F]) DecodeInto(dst, data []byte) error {
+	s := F.spec(*new(F))
+	n, err := s.inflate(dst, data)
+	return inflateResult(s.name, dst, n, err)
 }
 
 // inflateResult turns what package inflate returns for a decode of n
@@ -147,7 +199,7 @@ func inflateResult(name string, dst []byte, n int, err error) error {
 // gzipReader returns a pooled reader of the gzip stream data, and a
 // function that puts it back.
 func gzipReader(data []byte) (io.Reader, func(), error) {
-	r, _ := gzipReaders.Get().(*gzip.Reader)
+	r, _ := gzipSpec.readers.Get().(*gzip.Reader)
 	var err error
 	if r == nil {
 		r, err = gzip.NewReader(bytes.NewReader(data))
@@ -157,60 +209,13 @@ func gzipReader(data []byte) (io.Reader, func(), error) {
 	if err != nil {
 		return nil, nil, Corruptf("gzip", "%v", err)
 	}
-	return r, func() { gzipReaders.Put(r) }, nil
-}
-
-// Zlib is the bytes→bytes codec "zlib" (RFC 1950), numcodecs Zlib.
-type Zlib struct {
-	Level int // -1 … 9
-}
-
-func newZlib(cfg Config) (Codec, error) {
-	level, err := deflateLevel("zlib", cfg, 1) // numcodecs' default
-	if err != nil {
-		return nil, err
-	}
-	return Zlib{Level: level}, nil
-}
-
-var (
-	zlibWriters = writerPools[*zlib.Writer]{newW: func(level int) *zlib.Writer {
-		w, _ := zlib.NewWriterLevel(nil, level) // level checked by deflateLevel
-		return w
-	}}
-	zlibReaders sync.Pool // io.ReadCloser that is a zlib.Resetter
-)
-
-// Name implements Codec.
-func (Zlib) Name() string { return "zlib" }
-
-// EncodedSize implements BytesToBytes.
-func (Zlib) EncodedSize(int) int { return -1 }
-
-// Encode implements BytesToBytes.
-func (c Zlib) Encode(data []byte) ([]byte, error) {
-	return zlibWriters.encode("zlib", c.Level, data)
-}
-
-// Decode implements BytesToBytes. A chunk of known size is decoded whole
-// (package inflate); one of unknown size (a vlen chunk) through a
-// streaming reader.
-func (c Zlib) Decode(data []byte, decodedSize int) ([]byte, error) {
-	return decodeStream(c, "zlib", data, decodedSize, zlibReader)
-}
-
-var _ DecoderInto = Zlib{}
-
-// DecodeInto implements DecoderInto.
-func (Zlib) DecodeInto(dst, data []byte) error {
-	n, err := inflate.Zlib(dst, data)
-	return inflateResult("zlib", dst, n, err)
+	return r, func() { gzipSpec.readers.Put(r) }, nil
 }
 
 // zlibReader returns a pooled reader of the zlib stream data, and a
 // function that puts it back.
 func zlibReader(data []byte) (io.Reader, func(), error) {
-	r, _ := zlibReaders.Get().(io.ReadCloser)
+	r, _ := zlibSpec.readers.Get().(io.ReadCloser)
 	var err error
 	if r == nil {
 		r, err = zlib.NewReader(bytes.NewReader(data))
@@ -220,7 +225,7 @@ func zlibReader(data []byte) (io.Reader, func(), error) {
 	if err != nil {
 		return nil, nil, Corruptf("zlib", "%v", err)
 	}
-	return r, func() { zlibReaders.Put(r) }, nil
+	return r, func() { zlibSpec.readers.Put(r) }, nil
 }
 
 // writeAll writes data through the compressing writer w of codec name and

@@ -59,11 +59,11 @@ func (s *Server) Set(key string, v []byte) {
 	s.Data[key] = v
 }
 
-// SetFault replaces the fault function.
+// SetFault replaces the fault function (safe while serving).
 func (s *Server) SetFault(f Fault) {
-	s.mu.Lock()
+	s.countMu.Lock()
 	s.Fault = f
-	s.mu.Unlock()
+	s.countMu.Unlock()
 }
 
 // requests counts the requests a Server or a Proxy receives and holds the
@@ -92,6 +92,21 @@ func (q *requests) count(r *http.Request) int64 {
 	q.paths = append(q.paths, strings.TrimSpace(r.Method+" "+r.URL.Path+" "+r.Header.Get("Range")))
 	q.countMu.Unlock()
 	return q.n.Add(1)
+}
+
+// take counts the request r and carries out the fault *fault (read under
+// countMu) decides for it after delay: it returns the fault's action and
+// whether r is done with (see Action.answer).
+func (q *requests) take(w http.ResponseWriter, r *http.Request, fault *Fault, delay time.Duration) (Action, bool) {
+	n := q.count(r)
+	q.countMu.Lock()
+	f := *fault
+	q.countMu.Unlock()
+	var act Action
+	if f != nil {
+		act = f(r, n)
+	}
+	return act, act.answer(w, r, delay+act.Delay, q.hangCh)
 }
 
 // Counts returns the requests received so far by kind ("GET", "GET
@@ -158,16 +173,8 @@ func (act Action) answer(w http.ResponseWriter, r *http.Request, delay time.Dura
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	n := s.count(r)
-
-	s.mu.RLock()
-	fault := s.Fault
-	s.mu.RUnlock()
-	var act Action
-	if fault != nil {
-		act = fault(r, n)
-	}
-	if act.answer(w, r, act.Delay, s.hangCh) {
+	act, done := s.take(w, r, &s.Fault, 0)
+	if done {
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -257,15 +264,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.DisableCompression = true
 		p.rp.Transport = t
 	})
-	n := p.count(r)
-	p.countMu.Lock()
-	fault := p.Fault
-	p.countMu.Unlock()
-	var act Action
-	if fault != nil {
-		act = fault(r, n)
-	}
-	if act.answer(w, r, p.Latency+act.Delay, p.hangCh) {
+	if _, done := p.take(w, r, &p.Fault, p.Latency); done {
 		return
 	}
 	p.rp.ServeHTTP(w, r)
