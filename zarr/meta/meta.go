@@ -173,8 +173,8 @@ func (a *Array) setType(dt dtype, fill []byte, layout Layout) {
 }
 
 // typeError finishes a parsed array whose data type (raw) could not be
-// parsed: an unsupported type leaves it with its Unsupported error set (its metadata still
-// shows); any other error is the node's.
+// parsed: an unsupported type leaves it with its Unsupported error set
+// (its metadata still shows); any other error is the node's.
 func (a *Array) typeError(raw json.RawMessage, err error) (*Array, error) {
 	if !errors.Is(err, codec.ErrUnsupported) {
 		return nil, err
