@@ -3,6 +3,7 @@ package fs
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -113,12 +114,25 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 	}
 	node := l.node
 	var es []entry
-	taken := map[string]bool{}
+	var taken map[string]bool // the names in es, once they are many
 	add := func(e entry) {
-		if taken[e.name] || strings.HasPrefix(e.name, "__") || e.name == "" {
+		if strings.HasPrefix(e.name, "__") || e.name == "" {
 			return
 		}
-		taken[e.name] = true
+		if taken == nil && len(es) >= 16 {
+			taken = make(map[string]bool, 2*len(es))
+			for _, e := range es {
+				taken[e.name] = true
+			}
+		}
+		if taken != nil {
+			if taken[e.name] {
+				return
+			}
+			taken[e.name] = true
+		} else if slices.ContainsFunc(es, func(o entry) bool { return o.name == e.name }) {
+			return
+		}
 		es = append(es, e)
 	}
 	var children []*zarr.Node
@@ -132,7 +146,9 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 			return l, err
 		}
 	}
-	for _, f := range l.v.views.Files(node, children) {
+	files := l.v.views.Files(node, children)
+	es = make([]entry, 0, len(files)+len(children))
+	for _, f := range files {
 		add(entry{name: f.Name(), file: f})
 	}
 	for _, c := range children {
@@ -249,9 +265,8 @@ func (h *dirHandle) Readdirent(context.Context) (*fuse.DirEntry, syscall.Errno) 
 	if h.next >= len(h.l.dirents) {
 		return nil, 0
 	}
-	e := h.l.dirents[h.next]
 	h.next++
-	return &e, 0
+	return &h.l.dirents[h.next-1], 0 // go-fuse changes no entry whose Off is set
 }
 
 // Seekdir moves to the entry after the one at offset off (0: the start).

@@ -198,11 +198,12 @@ func enviHeader(n *zarr.Node, t elemType, coords []*coordinate) []byte {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("ENVI\n")
-	fmt.Fprintf(&b, "description = {zarrfs: /%s}\n", enviText(n.Path))
-	fmt.Fprintf(&b, "samples = %d\nlines = %d\nbands = %d\n", samples, lines, bands)
-	b.WriteString("header offset = 0\nfile type = ENVI Standard\n")
-	fmt.Fprintf(&b, "data type = %d\ninterleave = bsq\nbyte order = 0\n", code)
+	b.Grow(256)
+	b.WriteString("ENVI\ndescription = {zarrfs: /" + enviText(n.Path) + "}\nsamples = ")
+	b.WriteString(strconv.FormatInt(samples, 10) + "\nlines = " + strconv.FormatInt(lines, 10) +
+		"\nbands = " + strconv.FormatInt(bands, 10) + "\n")
+	b.WriteString("header offset = 0\nfile type = ENVI Standard\ndata type = " + strconv.Itoa(code) +
+		"\ninterleave = bsq\nbyte order = 0\n")
 	// A bool's fill (false) is a value, not a mark of missing data.
 	if fill := a.Fill(); fill != nil && t.numeric() && t.kind != 'b' {
 		if v, s := t.value(fill); !math.IsNaN(v) && !math.IsInf(v, 0) {

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"text/tabwriter"
@@ -15,9 +16,19 @@ import (
 // shape, data type and codecs; then for a group the arrays its dataset.nc
 // leaves out.
 func InfoText(n *zarr.Node, children []*zarr.Node) string {
-	var b strings.Builder
+	var left []string
+	if n.Kind == zarr.KindGroup {
+		_, left = netcdfVariables(children)
+	}
+	return string(infoText(n, children, left))
+}
+
+// infoText is InfoText, given the arrays a group's dataset.nc leaves out
+// (netcdfVariables), which the listing that shows info.txt has made.
+func infoText(n *zarr.Node, children []*zarr.Node, left []string) []byte {
+	var b bytes.Buffer
 	b.WriteString(n.Info().Text())
-	if !strings.HasSuffix(b.String(), "\n") {
+	if !bytes.HasSuffix(b.Bytes(), []byte("\n")) {
 		b.WriteString("\n")
 	}
 	if n.Kind != zarr.KindArray && len(children) > 0 {
@@ -37,10 +48,9 @@ func InfoText(n *zarr.Node, children []*zarr.Node) string {
 		tw.Flush()
 	}
 	if n.Kind == zarr.KindGroup {
-		_, left := netcdfVariables(children)
 		b.WriteString(netcdfInfo(left))
 	}
-	return b.String()
+	return b.Bytes()
 }
 
 // codecNames lists the names in a codec chain ("bytes,zstd").

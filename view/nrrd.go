@@ -1,7 +1,6 @@
 package view
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -22,27 +21,28 @@ func nrrdHeader(a *zarr.Array, typ string) []byte {
 	if len(shape) == 0 {
 		shape = []int64{1}
 	}
-	var b strings.Builder
-	b.WriteString("NRRD0004\n")
-	b.WriteString("# Complete NRRD file format specification at:\n")
-	b.WriteString("# http://teem.sourceforge.net/nrrd/format.html\n")
-	fmt.Fprintf(&b, "type: %s\n", typ)
-	fmt.Fprintf(&b, "dimension: %d\n", len(shape))
-	sizes := make([]string, len(shape))
-	for i, n := range shape {
-		sizes[len(shape)-1-i] = strconv.FormatInt(n, 10)
+	b := make([]byte, 0, 256)
+	b = append(b, "NRRD0004\n"+
+		"# Complete NRRD file format specification at:\n"+
+		"# http://teem.sourceforge.net/nrrd/format.html\n"+
+		"type: "...)
+	b = append(b, typ...)
+	b = append(b, "\ndimension: "...)
+	b = strconv.AppendInt(b, int64(len(shape)), 10)
+	b = append(b, "\nsizes:"...)
+	for i := range shape {
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, shape[len(shape)-1-i], 10)
 	}
-	fmt.Fprintf(&b, "sizes: %s\n", strings.Join(sizes, " "))
-	b.WriteString("endian: little\nencoding: raw\n")
+	b = append(b, "\nendian: little\nencoding: raw\n"...)
 	if len(a.DimensionNames()) == len(a.Shape()) && len(a.Shape()) > 0 {
 		labels := make([]string, len(shape))
 		for i, name := range a.DimensionNames() {
 			labels[len(shape)-1-i] = nrrdQuote(name)
 		}
-		fmt.Fprintf(&b, "labels: %s\n", strings.Join(labels, " "))
+		b = append(b, "labels: "+strings.Join(labels, " ")+"\n"...)
 	}
-	b.WriteString("data file: data\n")
-	return []byte(b.String())
+	return append(b, "data file: data\n"...)
 }
 
 // nrrdQuote quotes a label as NRRD's per-axis string fields are: in double

@@ -102,12 +102,14 @@ func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 		}
 	}
 	fs = append(fs, v.previews(n)...)
+	var left []string
 	if n.Kind == zarr.KindGroup {
-		if vars, _ := netcdfVariables(children); len(vars) > 0 {
+		var vars []ncVarSpec
+		if vars, left = netcdfVariables(children); len(vars) > 0 {
 			fs = append(fs, &netcdfFile{node: n, vars: vars})
 		}
 	}
-	return append(fs, &bytesFile{name: "info.txt", data: []byte(InfoText(n, children))})
+	return append(fs, &bytesFile{name: "info.txt", data: infoText(n, children, left)})
 }
 
 // Find returns the file of files named name, or nil.

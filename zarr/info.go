@@ -3,7 +3,6 @@ package zarr
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -66,7 +65,17 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 // Text returns the human-readable summary, one "name: value" line each.
 func (i Info) Text() string {
 	var b strings.Builder
-	line := func(k, v string) { fmt.Fprintf(&b, "%-16s %s\n", k+":", v) }
+	b.Grow(256)
+	line := func(k, v string) { // "%-16s %s\n" of k+":" and v
+		b.WriteString(k)
+		b.WriteByte(':')
+		for i := len(k) + 1; i < 16; i++ {
+			b.WriteByte(' ')
+		}
+		b.WriteByte(' ')
+		b.WriteString(v)
+		b.WriteByte('\n')
+	}
 	line("path", i.Path)
 	line("kind", i.Kind)
 	line("format", "zarr "+i.Format)
