@@ -282,10 +282,12 @@ func (h *dirHandle) Seekdir(_ context.Context, off uint64) syscall.Errno {
 // last: a new child's node is made from that entry of the listing at hand
 // (the directory's Lookup would take its lock and search the listing
 // again, for each of the many entries a listing of a large hierarchy
-// reports). A child the directory already has goes through its Lookup.
+// reports). A child the directory already has goes through its Lookup,
+// and so does every entry of a live mount, whose view may have changed
+// since the handle was opened.
 func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
 	i := h.next - 1
-	if i < 0 || i >= len(h.l.entries) || h.l.entries[i].name != name || h.d.GetChild(name) != nil {
+	if h.d.m.snaps.ttl > 0 || i < 0 || i >= len(h.l.entries) || h.l.entries[i].name != name || h.d.GetChild(name) != nil {
 		return h.d.Lookup(ctx, name, out)
 	}
 	e := h.l.entries[i]
