@@ -37,6 +37,9 @@ func (full) ListPrefixPage(context.Context, string, string) ([]string, bool, err
 func (full) GetRangeInfo(context.Context, string, ByteRange) ([]byte, Info, error) {
 	return nil, Info{}, nil
 }
+func (full) GetIfChanged(context.Context, string, Info) ([]byte, Info, error) {
+	return nil, Info{}, nil
+}
 
 // TestDecorate checks that the optional interfaces Decorate knows are every
 // interface this package declares besides Store and Full, and that for each

@@ -144,7 +144,18 @@ type Writer interface {
 type Info struct {
 	Size    int64
 	ModTime time.Time // zero when the store does not know it
+	// ETag is an opaque tag of the value that changes when the value
+	// does (HTTP's entity tag); empty when the store has none.
+	ETag string
 }
+
+// Validates reports whether info can tell a later value of its key from
+// this one (see InfoGetter.GetIfChanged).
+func (info Info) Validates() bool { return info.ETag != "" || !info.ModTime.IsZero() }
+
+// ErrNotModified is returned by InfoGetter.GetIfChanged for a value that
+// has not changed.
+var ErrNotModified = errors.New("not modified")
 
 // Stater is implemented by stores that can describe a value without reading it.
 type Stater interface {
@@ -153,9 +164,18 @@ type Stater interface {
 
 // InfoGetter is implemented by stores that describe a value as they read
 // it: GetRangeInfo is GetRange that also returns the whole value's Info,
-// sparing a Stat.
+// sparing a Stat. Such a store can also tell whether a value changed since
+// it was read: GetIfChanged returns the whole value of key and its Info,
+// or ErrNotModified and no value when key still holds the value old (the
+// Info of an earlier read) describes: the same ETag when old has one (an
+// HTTP If-None-Match), else the same modification time (If-Modified-Since,
+// to the second, which HTTP dates keep) and, where the store sees it
+// without a read, the same size. A value that changed within the second it
+// was read may then be taken as unchanged. Without ETag and modification
+// time (!old.Validates()) the value is always read.
 type InfoGetter interface {
 	GetRangeInfo(ctx context.Context, key string, r ByteRange) ([]byte, Info, error)
+	GetIfChanged(ctx context.Context, key string, old Info) ([]byte, Info, error)
 }
 
 // Closer is io.Closer; stores holding files or connections implement it.

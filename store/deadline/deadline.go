@@ -106,6 +106,21 @@ func (d *bounded) GetRangeInfo(ctx context.Context, key string, r store.ByteRang
 	return v.b, v.info, err
 }
 
+func (d *bounded) GetIfChanged(ctx context.Context, key string, old store.Info) ([]byte, store.Info, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, store.Info{}, err
+	}
+	type both struct {
+		b    []byte
+		info store.Info
+	}
+	v, err := call(ctx, d, "get "+key+" if changed", func(ctx context.Context) (both, error) {
+		b, info, err := d.s.(store.InfoGetter).GetIfChanged(ctx, key, old)
+		return both{b, info}, err
+	})
+	return v.b, v.info, err
+}
+
 func (d *bounded) ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error) {
 	if err := store.ValidateDir(dir); err != nil {
 		return nil, nil, err

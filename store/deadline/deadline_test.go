@@ -76,6 +76,11 @@ func (h hungInfo) GetRangeInfo(context.Context, string, store.ByteRange) ([]byte
 	return nil, store.Info{}, nil
 }
 
+func (h hungInfo) GetIfChanged(context.Context, string, store.Info) ([]byte, store.Info, error) {
+	<-h.release
+	return nil, store.Info{}, nil
+}
+
 // TestKeepsCapabilities checks that the decorated store has exactly the
 // optional interfaces of the store it wraps (store.Decorate; its own test
 // covers every combination), store.InfoGetter included.

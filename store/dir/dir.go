@@ -213,6 +213,31 @@ func (s *Store) getRange(ctx context.Context, key string, r store.ByteRange, all
 		return nil, nil, err
 	}
 	defer f.Close()
+	return s.readOpen(ctx, key, f, fi, r, alloc)
+}
+
+// GetIfChanged reads the file key unless its size and modification time
+// are old's (see store.InfoGetter).
+func (s *Store) GetIfChanged(ctx context.Context, key string, old store.Info) ([]byte, store.Info, error) {
+	f, fi, err := s.open(ctx, key)
+	if err != nil {
+		return nil, store.Info{}, err
+	}
+	defer f.Close()
+	info := store.Info{Size: fi.Size(), ModTime: fi.ModTime()}
+	if old.Validates() && info.Size == old.Size && info.ModTime.Equal(old.ModTime) {
+		return nil, info, store.ErrNotModified
+	}
+	b, fi, err := s.readOpen(ctx, key, f, fi, store.All, nil)
+	if err != nil {
+		return nil, store.Info{}, err
+	}
+	return b, store.Info{Size: fi.Size(), ModTime: fi.ModTime()}, nil
+}
+
+// readOpen reads the part r selects of the file key, open as f with
+// information fi, into a buffer from alloc (make when nil).
+func (s *Store) readOpen(ctx context.Context, key string, f readFile, fi fs.FileInfo, r store.ByteRange, alloc func(int) []byte) ([]byte, fs.FileInfo, error) {
 	start, end, err := r.Resolve(fi.Size())
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %q: %w", s, key, err)

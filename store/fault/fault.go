@@ -271,6 +271,18 @@ func (b *base) GetRangeInfo(ctx context.Context, key string, r store.ByteRange) 
 	return v.b, v.info, err
 }
 
+func (b *base) GetIfChanged(ctx context.Context, key string, old store.Info) ([]byte, store.Info, error) {
+	type both struct {
+		b    []byte
+		info store.Info
+	}
+	v, err := do(b.f, ctx, "get", key, func() (both, error) {
+		p, info, err := b.f.s.(store.InfoGetter).GetIfChanged(ctx, key, old)
+		return both{p, info}, err
+	})
+	return v.b, v.info, err
+}
+
 func (b *base) ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error) {
 	type both struct{ keys, prefixes []string }
 	r, err := do(b.f, ctx, "list", dirKey(dir), func() (both, error) {

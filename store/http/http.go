@@ -131,32 +131,66 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 
 // GetRange returns the part of the value of key that r selects.
 func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	b, _, err := s.getInfo(ctx, key, r, nil)
+	return b, err
+}
+
+var _ store.InfoGetter = (*Store)(nil)
+
+// GetRangeInfo is GetRange that also returns the size, Last-Modified and
+// ETag of the whole value.
+func (s *Store) GetRangeInfo(ctx context.Context, key string, r store.ByteRange) ([]byte, store.Info, error) {
+	return s.getInfo(ctx, key, r, nil)
+}
+
+// GetIfChanged reads key with a conditional GET (If-None-Match with old's
+// ETag, else If-Modified-Since): an answer 304 Not Modified is
+// store.ErrNotModified.
+func (s *Store) GetIfChanged(ctx context.Context, key string, old store.Info) ([]byte, store.Info, error) {
+	if !old.Validates() {
+		return s.getInfo(ctx, key, store.All, nil)
+	}
+	return s.getInfo(ctx, key, store.All, &old)
+}
+
+// getInfo reads the range r of key, with retries, and returns it with the
+// whole value's Info; when old is set, only if the value changed since.
+func (s *Store) getInfo(ctx context.Context, key string, r store.ByteRange, old *store.Info) ([]byte, store.Info, error) {
 	if v, err := remote.BeforeGet(ctx, s, key, r); v != nil || err != nil {
-		return v, err
+		if err != nil {
+			return nil, store.Info{}, err
+		}
+		info, err := s.Stat(ctx, key) // known: BeforeGet asked
+		return v, info, err
 	}
 	var out []byte
+	var info store.Info
 	err := remote.Do(ctx, s.retry, func(ctx context.Context) error {
 		var err error
-		out, err = s.get(ctx, key, r)
+		out, info, err = s.get(ctx, key, r, old)
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, info, err
 	}
-	return out, nil
+	if info.Size < 0 {
+		// The server did not say the whole size.
+		info, err = s.Stat(ctx, key)
+	}
+	return out, info, err
 }
 
 // get makes one attempt at reading a range of key.
-func (s *Store) get(ctx context.Context, key string, r store.ByteRange) (out []byte, err error) {
+func (s *Store) get(ctx context.Context, key string, r store.ByteRange, old *store.Info) (out []byte, _ store.Info, err error) {
 	tk, err := s.ctl.Acquire(ctx)
 	if err != nil {
-		return nil, err
+		return nil, store.Info{}, err
 	}
 	defer func() { tk.Done(int64(len(out)), err) }()
 	gen := s.infos.Generation()
 	req, err := nethttp.NewRequestWithContext(ctx, nethttp.MethodGet, s.URL(key), nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: get %s: %w", s, key, err)
+		return nil, store.Info{}, fmt.Errorf("%s: get %s: %w", s, key, err)
 	}
 	ranged := r != store.All
 	if ranged {
@@ -166,9 +200,16 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) (out []b
 	if ranged {
 		op += " " + r.String()
 	}
+	switch {
+	case old == nil:
+	case old.ETag != "":
+		req.Header.Set("If-None-Match", old.ETag)
+	default:
+		req.Header.Set("If-Modified-Since", old.ModTime.UTC().Format(nethttp.TimeFormat))
+	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", s, op, err)
+		return nil, store.Info{}, fmt.Errorf("%s: %s: %w", s, op, err)
 	}
 	tk.FirstByte()
 	defer resp.Body.Close()
@@ -177,42 +218,49 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) (out []b
 		size := resp.ContentLength
 		body, err := remote.ReadBody(resp.Body, size)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", s, op, err)
+			return nil, store.Info{}, fmt.Errorf("%s: %s: %w", s, op, err)
 		}
-		s.remember(key, gen, int64(len(body)), resp.Header)
+		in := s.remember(key, gen, int64(len(body)), resp.Header)
 		start, end, _ := r.Resolve(int64(len(body)))
-		return body[start:end:end], nil
+		return body[start:end:end], in, nil
 	case nethttp.StatusPartialContent:
 		first, last, total, err := parseContentRange(resp.Header.Get("Content-Range"))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", s, op, err)
+			return nil, store.Info{}, fmt.Errorf("%s: %s: %w", s, op, err)
 		}
 		if total >= 0 {
 			if want, _, _ := r.Resolve(total); first != want && total > 0 {
-				return nil, fmt.Errorf("%s: %s: the server sent bytes %d-%d/%d", s, op, first, last, total)
+				return nil, store.Info{}, fmt.Errorf("%s: %s: the server sent bytes %d-%d/%d", s, op, first, last, total)
 			}
 		} else if !r.Suffix && first != r.Offset {
-			return nil, fmt.Errorf("%s: %s: the server sent bytes %d-%d", s, op, first, last)
+			return nil, store.Info{}, fmt.Errorf("%s: %s: the server sent bytes %d-%d", s, op, first, last)
 		}
 		body, err := remote.ReadBody(resp.Body, last-first+1)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", s, op, err)
+			return nil, store.Info{}, fmt.Errorf("%s: %s: %w", s, op, err)
 		}
+		in := store.Info{Size: -1}
 		if total >= 0 {
-			s.remember(key, gen, total, resp.Header)
+			in = s.remember(key, gen, total, resp.Header)
 		}
 		if !r.Suffix && r.Length >= 0 && int64(len(body)) > r.Length {
 			body = body[:r.Length:r.Length]
 		}
-		return body, nil
+		return body, in, nil
 	case nethttp.StatusRequestedRangeNotSatisfiable:
 		// A range starting at or past the end (or any range of an empty value).
+		in := store.Info{Size: -1}
 		if _, _, total, err := parseContentRange(resp.Header.Get("Content-Range")); err == nil && total >= 0 {
-			s.remember(key, gen, total, resp.Header)
+			in = s.remember(key, gen, total, resp.Header)
 		}
-		return []byte{}, nil
+		return []byte{}, in, nil
+	case nethttp.StatusNotModified:
+		if old != nil {
+			return nil, *old, fmt.Errorf("%s: %s: %w", s, op, store.ErrNotModified)
+		}
+		return nil, store.Info{}, s.statusError(op, resp)
 	default:
-		return nil, s.statusError(op, resp)
+		return nil, store.Info{}, s.statusError(op, resp)
 	}
 }
 
@@ -279,15 +327,17 @@ func parseContentRange(v string) (first, last, total int64, err error) {
 	return first, last, total, nil
 }
 
-// remember keeps what a response said of key.
-func (s *Store) remember(key string, gen uint64, size int64, h nethttp.Header) {
-	s.infos.Remember(key, gen, info(size, h))
+// remember keeps what a response said of key, and returns it.
+func (s *Store) remember(key string, gen uint64, size int64, h nethttp.Header) store.Info {
+	in := info(size, h)
+	s.infos.Remember(key, gen, in)
+	return in
 }
 
 // info is the Info of a value of size bytes that an answer with headers h
 // describes.
 func info(size int64, h nethttp.Header) store.Info {
-	i := store.Info{Size: size}
+	i := store.Info{Size: size, ETag: h.Get("ETag")}
 	if t, err := nethttp.ParseTime(h.Get("Last-Modified")); err == nil {
 		i.ModTime = t
 	}

@@ -247,8 +247,37 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 
 // GetRange returns the part of the value of key that r selects.
 func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	b, _, err := s.getInfo(ctx, key, r, nil)
+	return b, err
+}
+
+var _ store.InfoGetter = (*Store)(nil)
+
+// GetRangeInfo is GetRange that also returns the size, Last-Modified and
+// ETag of the whole object.
+func (s *Store) GetRangeInfo(ctx context.Context, key string, r store.ByteRange) ([]byte, store.Info, error) {
+	return s.getInfo(ctx, key, r, nil)
+}
+
+// GetIfChanged reads key with a conditional GET (If-None-Match with old's
+// ETag, else If-Modified-Since): an answer 304 Not Modified is
+// store.ErrNotModified.
+func (s *Store) GetIfChanged(ctx context.Context, key string, old store.Info) ([]byte, store.Info, error) {
+	if !old.Validates() {
+		return s.getInfo(ctx, key, store.All, nil)
+	}
+	return s.getInfo(ctx, key, store.All, &old)
+}
+
+// getInfo reads the range r of key, with retries, and returns it with the
+// whole object's Info; when old is set, only if the object changed since.
+func (s *Store) getInfo(ctx context.Context, key string, r store.ByteRange, old *store.Info) ([]byte, store.Info, error) {
 	if v, err := remote.BeforeGet(ctx, s, key, r); v != nil || err != nil {
-		return v, err
+		if err != nil {
+			return nil, store.Info{}, err
+		}
+		info, err := s.Stat(ctx, key) // known: BeforeGet asked
+		return v, info, err
 	}
 	op := "get " + key
 	var opts minio.GetObjectOptions
@@ -256,7 +285,15 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 		op += " " + r.String()
 		opts.Set("Range", r.String())
 	}
+	switch {
+	case old == nil:
+	case old.ETag != "":
+		opts.SetMatchETagExcept(old.ETag)
+	default:
+		opts.SetModified(old.ModTime)
+	}
 	var out []byte
+	in := store.Info{Size: -1}
 	err := s.do(ctx, func(ctx context.Context, tk *remote.Ticket) (int64, error) {
 		gen := s.infos.Generation()
 		body, info, hdr, err := s.core.GetObject(ctx, s.bucket, s.object(key), opts)
@@ -265,6 +302,10 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 			if errors.As(err, &er) && (er.StatusCode == http.StatusRequestedRangeNotSatisfiable || er.Code == "InvalidRange") {
 				out = []byte{} // a range at or past the end, or of an empty object
 				return 0, nil
+			}
+			if old != nil && errors.As(err, &er) && er.StatusCode == http.StatusNotModified {
+				in = *old
+				return 0, fmt.Errorf("%s: %s: %w", s, op, store.ErrNotModified)
 			}
 			return 0, s.wrap(op, err)
 		}
@@ -288,14 +329,19 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 			}
 		}
 		if total >= 0 {
-			s.infos.Remember(key, gen, store.Info{Size: total, ModTime: info.LastModified})
+			in = store.Info{Size: total, ModTime: info.LastModified, ETag: info.ETag}
+			s.infos.Remember(key, gen, in)
 		}
 		return int64(len(b)), nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, in, err
 	}
-	return out, nil
+	if in.Size < 0 {
+		// A range past the end, or no whole size in the answer.
+		in, err = s.Stat(ctx, key)
+	}
+	return out, in, err
 }
 
 // Stat describes the object of key: from an earlier answer when there was
@@ -311,7 +357,7 @@ func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 			if strings.HasSuffix(oi.Key, "/") {
 				return 0, fmt.Errorf("%s: stat %s: %w", s, key, store.ErrNotExist)
 			}
-			info = store.Info{Size: oi.Size, ModTime: oi.LastModified}
+			info = store.Info{Size: oi.Size, ModTime: oi.LastModified, ETag: oi.ETag}
 			return 0, nil
 		})
 		return info, err

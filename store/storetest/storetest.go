@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/zarrfs/zarrfs/store"
 )
@@ -99,6 +100,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("WriteInvalidKeys", func(t *testing.T) { testWriteInvalidKeys(t, fixture(t, Data())) })
 	t.Run("WriteCancelled", func(t *testing.T) { testWriteCancelled(t, newStore(t)) })
 	t.Run("ConcurrentReadWrite", func(t *testing.T) { testConcurrentReadWrite(t, newStore(t)) })
+	t.Run("GetIfChangedAfterSet", func(t *testing.T) { testGetIfChangedAfterSet(t, newStore(t)) })
 }
 
 // RunReadOnly runs the read half of the suite against stores built by
@@ -115,6 +117,7 @@ func RunReadOnly(t *testing.T, fixture Fixture) {
 	t.Run("ListPrefixPage", func(t *testing.T) { testListPrefixPage(t, fixture(t, Data())) })
 	t.Run("ListEmptyStore", func(t *testing.T) { testListEmpty(t, fixture(t, map[string][]byte{})) })
 	t.Run("Stat", func(t *testing.T) { testStat(t, fixture(t, Data())) })
+	t.Run("GetInfo", func(t *testing.T) { testGetInfo(t, fixture(t, Data())) })
 	t.Run("Cancelled", func(t *testing.T) { testCancelled(t, fixture(t, Data())) })
 	t.Run("ConcurrentRead", func(t *testing.T) { testConcurrentRead(t, fixture(t, Data())) })
 	t.Run("String", func(t *testing.T) {
@@ -429,6 +432,54 @@ func testStat(t *testing.T, s store.Store) {
 		if info.Size != int64(len(v)) {
 			t.Errorf("%s: Stat(%q).Size = %d; want %d", s, k, info.Size, len(v))
 		}
+	}
+}
+
+// testGetInfo: GetRangeInfo returns the bytes and the whole value's size;
+// GetIfChanged with that Info answers ErrNotModified (when the store gave
+// a validator), and with no Info reads the value.
+func testGetInfo(t *testing.T, s store.Store) {
+	ig := implements[store.InfoGetter](t, s)
+	ctx := context.Background()
+	for k, v := range Data() {
+		want := v[min(1, len(v)):min(3, len(v))]
+		b, info, err := ig.GetRangeInfo(ctx, k, store.Range(1, 2))
+		if err != nil || !bytes.Equal(b, want) || info.Size != int64(len(v)) {
+			t.Errorf("%s: GetRangeInfo(%q, 1-2) = %q, %+v, %v; want %q, size %d", s, k, b, info, err, want, len(v))
+			continue
+		}
+		if info.Validates() {
+			if b, _, err := ig.GetIfChanged(ctx, k, info); !errors.Is(err, store.ErrNotModified) || b != nil {
+				t.Errorf("%s: GetIfChanged(%q) of an unchanged value = %q, %v; want ErrNotModified", s, k, b, err)
+			}
+		}
+		if b, info2, err := ig.GetIfChanged(ctx, k, store.Info{}); err != nil || !bytes.Equal(b, v) || info2.Size != int64(len(v)) {
+			t.Errorf("%s: GetIfChanged(%q) with no Info = %q, %+v, %v; want the value", s, k, b, info2, err)
+		}
+	}
+	if _, _, err := ig.GetIfChanged(ctx, "missing/key", store.Info{ETag: `"x"`, ModTime: time.Unix(1, 0)}); !errors.Is(err, store.ErrNotExist) {
+		t.Errorf("%s: GetIfChanged of a missing key: %v; want ErrNotExist", s, err)
+	}
+}
+
+// testGetIfChangedAfterSet: a value replaced by one of another size is
+// read again, however the store validates.
+func testGetIfChangedAfterSet(t *testing.T, s store.Store) {
+	ig := implements[store.InfoGetter](t, s)
+	w := s.(store.Writer)
+	ctx := context.Background()
+	if err := w.Set(ctx, "a/k", []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	_, info, err := ig.GetRangeInfo(ctx, "a/k", store.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Set(ctx, "a/k", []byte("second value")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _, err := ig.GetIfChanged(ctx, "a/k", info); err != nil || string(b) != "second value" {
+		t.Errorf("%s: GetIfChanged after Set = %q, %v; want the new value", s, b, err)
 	}
 }
 

@@ -6,6 +6,8 @@ package remotetest
 
 import (
 	"bytes"
+	"fmt"
+	"hash/crc32"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -83,6 +85,9 @@ func (q *requests) count(r *http.Request) int64 {
 	kind := r.Method
 	if r.Header.Get("Range") != "" {
 		kind += " range"
+	}
+	if r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != "" {
+		kind += " if changed"
 	}
 	q.countMu.Lock()
 	if q.counts == nil {
@@ -212,6 +217,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
+	// An entity tag from the value, for conditional requests
+	// (http.ServeContent answers them).
+	w.Header().Set("ETag", fmt.Sprintf(`"%08x-%d"`, crc32.ChecksumIEEE(v), len(v)))
 	http.ServeContent(w, r, "", s.ModTime, bytes.NewReader(v))
 }
 
