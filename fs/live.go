@@ -27,7 +27,7 @@ func newSnapshot(h *zarr.Hierarchy, gen uint64, cfg view.Config) *snapshot {
 // snapshots holds the current snapshot of a mount and renews it on a live one.
 type snapshots struct {
 	ttl    time.Duration // 0: the view never expires
-	reopen func(context.Context) (*zarr.Hierarchy, error)
+	reopen func(ctx context.Context, prev *zarr.Hierarchy) (*zarr.Hierarchy, error)
 	log    *errorLog
 	views  view.Config // the files each snapshot shows
 
@@ -68,7 +68,10 @@ func (vs *snapshots) renew(done chan struct{}) {
 	defer close(done)
 	ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
 	defer cancel()
-	h, err := vs.reopen(ctx)
+	vs.mu.Lock()
+	prev := vs.v.h
+	vs.mu.Unlock()
+	h, err := vs.reopen(ctx, prev)
 	vs.mu.Lock()
 	defer vs.mu.Unlock()
 	vs.refreshing = false

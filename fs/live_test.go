@@ -35,10 +35,12 @@ func TestSnapshotsRenewInTheBackground(t *testing.T) {
 	}
 	answers := make(chan answer)
 	var calls atomic.Int32
+	prevs := make(chan *zarr.Hierarchy, 3) // the hierarchy each renewal replaces
 	var logged peertest.Buffer
 	vs := &snapshots{ttl: time.Nanosecond, log: &errorLog{logger: log.New(&logged, "", 0)}, views: view.Config{},
 		v: newSnapshot(h, 0, view.Config{}), at: time.Now().Add(-time.Hour),
-		reopen: func(ctx context.Context) (*zarr.Hierarchy, error) {
+		reopen: func(ctx context.Context, prev *zarr.Hierarchy) (*zarr.Hierarchy, error) {
+			prevs <- prev
 			calls.Add(1)
 			a := <-answers // hangs until the test answers
 			return a.h, a.err
@@ -82,4 +84,9 @@ func TestSnapshotsRenewInTheBackground(t *testing.T) {
 	vs.mu.Unlock()
 	answers <- answer{h: h2}
 	<-done
+	for i, want := range []*zarr.Hierarchy{h, h, h2} {
+		if got := <-prevs; got != want {
+			t.Errorf("renewal %d was not given the hierarchy it replaces", i+1)
+		}
+	}
 }

@@ -55,7 +55,8 @@ type Config struct {
 	// store never changes, everything is cached for the mount's life.
 	Live time.Duration
 	// Reopen opens the hierarchy again; required when Live is positive.
-	Reopen func(context.Context) (*zarr.Hierarchy, error)
+	// prev is the hierarchy the new one replaces (zarr.Options.Previous).
+	Reopen func(ctx context.Context, prev *zarr.Hierarchy) (*zarr.Hierarchy, error)
 	// Views chooses the optional files the mount shows.
 	Views view.Config
 }

@@ -393,8 +393,10 @@ func TestMountLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	open := func(ctx context.Context) (*zarr.Hierarchy, error) { return zarr.Open(ctx, st, zarr.Options{}) }
-	h, err := open(context.Background())
+	open := func(ctx context.Context, prev *zarr.Hierarchy) (*zarr.Hierarchy, error) {
+		return zarr.Open(ctx, st, zarr.Options{Live: true, Previous: prev})
+	}
+	h, err := open(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	nethttp "net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -191,4 +194,94 @@ func TestLiveAnswersWhileRenewalHangs(t *testing.T) {
 		t.Logf("%v answered in %v while the renewal hangs", cmd, time.Since(c).Round(time.Millisecond))
 	}
 	t.Logf("all answered within %v of the renewal's start", time.Since(start).Round(time.Millisecond))
+}
+
+// statuses counts the answers of an HTTP handler by request kind and status.
+type statuses struct {
+	next nethttp.Handler
+	mu   sync.Mutex
+	n    map[string]int
+}
+
+type statusWriter struct {
+	nethttp.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.code = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statuses) ServeHTTP(w nethttp.ResponseWriter, r *nethttp.Request) {
+	sw := &statusWriter{ResponseWriter: w, code: nethttp.StatusOK}
+	s.next.ServeHTTP(sw, r)
+	kind := "GET"
+	if r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != "" {
+		kind = "conditional GET"
+	}
+	if r.Method == nethttp.MethodGet && strings.Contains(r.URL.Path, "/a/") && !strings.Contains(r.URL.Path, "/.z") {
+		s.mu.Lock()
+		s.n[fmt.Sprintf("%s %d", kind, sw.code)]++
+		s.mu.Unlock()
+	}
+}
+
+func (s *statuses) take() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.n
+	s.n = map[string]int{}
+	return n
+}
+
+// TestLiveRereadsOnlyWhatChanged: a --live mount of an HTTP store
+// (consolidated), once its view is renewed, asks for the chunks it holds
+// decoded with conditional GETs: the nine unchanged chunks of a are
+// answered 304 Not Modified and kept, the one zarr-python rewrote is read
+// again, and cat shows the new values. (cat reads a sequentially, which
+// decodes and caches whole chunks.)
+func TestLiveRereadsOnlyWhatChanged(t *testing.T) {
+	needFuse(t)
+	peertest.NeedPython(t)
+	root := t.TempDir()
+	store := filepath.Join(root, "live.zarr")
+	const program = `
+import sys, numpy as np, zarr
+path, step = sys.argv[1], sys.argv[2]
+if step == "before":
+    g = zarr.open_group(zarr.DirectoryStore(path), mode="w")
+    g.create_dataset("a", data=np.arange(40000, dtype="<i4"), chunks=(4000,))
+    zarr.consolidate_metadata(path)  # an HTTP store cannot be listed
+else:
+    zarr.open_group(zarr.DirectoryStore(path), mode="a")["a"][12000:16000] = -np.arange(4000, dtype="<i4")
+`
+	peertest.RunPython(t, program, store, "before")
+	counter := &statuses{next: &remotetest.Server{Dir: root}, n: map[string]int{}}
+	ts := httptest.NewServer(counter)
+	t.Cleanup(ts.Close)
+	m := mountStore(t, ts.URL+"/live.zarr", "--live", "1s")
+	data := filepath.Join(m.dir, "a", "data")
+	want := int32Bytes(40000, 1)
+	sameBytes(t, "a/data before", run(t, "cat", data), want)
+	if n := counter.take(); n["GET 200"] != 10 || len(n) != 1 {
+		t.Fatalf("the first read of a's 10 chunks: %v; want 10 GETs", n)
+	}
+	peertest.RunPython(t, program, store, "after")
+	for i := range 4000 {
+		v := uint32(-int32(i))
+		copy(want[4*(12000+i):], []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)})
+	}
+	// The view is renewed once older than the TTL, at an access, in the
+	// background: read until the new values show.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(300 * time.Millisecond) {
+		if bytes.Equal(run(t, "cat", data), want) {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatal("the live mount does not show the rewritten chunk 30 s after the change")
+		}
+	}
+	if n := counter.take(); n["conditional GET 304"] != 9 || n["conditional GET 200"] != 1 || n["GET 200"] != 0 {
+		t.Errorf("reading a again after the renewal: %v; want 9 conditional GETs answered 304 and 1 answered 200", n)
+	}
 }

@@ -24,6 +24,11 @@ type arrayIO struct {
 	path  string
 	cache *chunkCache
 	id    uint64 // distinguishes arrays in a shared cache
+	// live: the store may change (Options.Live); prevIDs are the arrays
+	// of the hierarchies this one's replaced whose chunks it takes over
+	// where they did not change (Options.Previous), newest first.
+	live    bool
+	prevIDs []uint64
 
 	writeMu sync.Mutex
 	// streams holds where recent reads ended, one slot per sequential
@@ -111,6 +116,35 @@ func (a *Array) getStored(ctx context.Context, key string) (data, buf []byte, er
 	return data, buf, nil
 }
 
+// getLive reads the chunk key (linear index lin) of a live hierarchy's
+// array with what the store says of it (ig). When the array took over the
+// chunks of earlier ones (prevIDs) and one of those has chunk lin cached
+// with what the store said of it then, the chunk is read only if it
+// changed: otherwise getLive returns the cached value as old (with a
+// reference, which passes to the caller), moved to this array.
+func (a *Array) getLive(ctx context.Context, ig store.InfoGetter, lin int64, key string) (data []byte, info store.Info, old *chunkValue, err error) {
+	for _, id := range a.prevIDs {
+		prevKey := chunkID{array: id, chunk: lin}
+		v := a.cache.cached(prevKey)
+		if v == nil {
+			continue
+		}
+		if !v.stored.Validates() {
+			v.release()
+			break
+		}
+		data, info, err = ig.GetIfChanged(ctx, key, v.stored)
+		if errors.Is(err, store.ErrNotModified) {
+			a.cache.drop(prevKey)
+			return nil, v.stored, v, nil
+		}
+		v.release()
+		return data, info, nil, err
+	}
+	data, info, err = ig.GetRangeInfo(ctx, key, store.All)
+	return data, info, nil, err
+}
+
 // decodeFixed decodes the stored chunk data of fixed-size elements, which
 // lies in in when in is not nil (a buffer from the array's pool, which
 // decodeFixed takes over). Where the codecs allow it the chunk is decoded
@@ -155,29 +189,42 @@ func (a *Array) loadChunk(ctx context.Context, lin int64) (*chunkValue, error) {
 		key := a.chunkKeyAt(lin)
 		writes := a.writes.Load()
 		valid := func() bool { return a.writes.Load() == writes }
-		data, in, err := a.getStored(ctx, key)
+		var data, in []byte
+		var stored store.Info
+		var err error
+		if ig, ok := a.st.(store.InfoGetter); ok && a.live {
+			var old *chunkValue
+			data, stored, old, err = a.getLive(ctx, ig, lin, key)
+			if old != nil {
+				return old, valid, nil
+			}
+		} else {
+			data, in, err = a.getStored(ctx, key)
+		}
 		if errors.Is(err, store.ErrNotExist) {
 			return &chunkValue{missing: true}, valid, nil
 		}
 		if err != nil {
 			return nil, nil, a.chunkError(key, err)
 		}
+		var v *chunkValue
 		if !a.Variable() {
-			v, err := a.decodeFixed(key, data, in)
-			if err != nil {
+			if v, err = a.decodeFixed(key, data, in); err != nil {
 				return nil, nil, err
 			}
-			return v, valid, nil
+		} else {
+			dec, err := a.Pipeline().Decode(data)
+			if err != nil {
+				return nil, nil, a.chunkError(key, err)
+			}
+			elems, err := splitVlen(dec, a.Layout().ChunkElems())
+			if err != nil {
+				return nil, nil, a.chunkError(key, err)
+			}
+			v = &chunkValue{vlen: elems}
 		}
-		dec, err := a.Pipeline().Decode(data)
-		if err != nil {
-			return nil, nil, a.chunkError(key, err)
-		}
-		elems, err := splitVlen(dec, a.Layout().ChunkElems())
-		if err != nil {
-			return nil, nil, a.chunkError(key, err)
-		}
-		return &chunkValue{vlen: elems}, valid, nil
+		v.stored = stored
+		return v, valid, nil
 	}
 	if a.cache == nil {
 		v, _, err := load(ctx)

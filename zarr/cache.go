@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/store"
 )
 
 // chunkValue is a decoded chunk: the bytes of a fixed-size chunk or the
@@ -26,6 +27,9 @@ type chunkValue struct {
 	// memo is what a codec's partial decoder keeps of the chunk (a shard's
 	// index), cached under the chunk's chunkID with memo set.
 	memo codec.Memoized
+	// stored is what the store said of the stored chunk when it was read
+	// (Options.Live), to tell later whether it changed.
+	stored store.Info
 
 	// buf, when set, is the pooled buffer fixed lies in: it goes back to
 	// pool when the last holder releases the value. refs counts the

@@ -41,6 +41,10 @@ type Hierarchy struct {
 	// loads at once.
 	remote  bool
 	workers int
+	// live is Options.Live; lineage, on a live hierarchy, is shared with
+	// the hierarchies it replaces and those that replace it.
+	live    bool
+	lineage *lineage
 
 	mu      sync.Mutex
 	nodes   map[string]*Node
@@ -130,6 +134,13 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		size = DefaultCacheSize
 	}
 	h := &Hierarchy{st: st, cache: newChunkCache(size), nodes: map[string]*Node{}, loading: map[string]*nodeLoad{}, prefetched: map[string][]byte{}}
+	h.live = opts.Live || opts.Previous != nil
+	if p := opts.Previous; p != nil {
+		h.cache, h.lineage = p.cache, p.lineage
+	}
+	if h.live && h.lineage == nil {
+		h.lineage = &lineage{arrays: map[string]lineageEntry{}}
+	}
 	h.cache.noReadAhead = opts.NoReadAhead
 	if opts.Concurrency > 0 {
 		h.cache.prefetch = make(chan struct{}, opts.Concurrency)
@@ -489,11 +500,48 @@ func (h *Hierarchy) load(ctx context.Context, p string) (*Node, error) {
 	}
 	if n.Array != nil {
 		n.Array.bind(h.st, p, h.cache)
+		n.Array.live = h.live
+		if h.lineage != nil {
+			n.Array.prevIDs = h.lineage.takeOver(p, n.Array)
+		}
 		if n.Array.Err != nil {
 			n.Array.Err = fmt.Errorf("%s: array %q: %w", h.st, "/"+p, n.Array.Err)
 		}
 	}
 	return n, nil
+}
+
+// lineage is what the generations of a live hierarchy (Options.Live,
+// Options.Previous) share: for each path, the array last loaded there and
+// the ids of the arrays before it whose decoded chunks it may take over,
+// newest first. A generation may load an array and never read it: its
+// successor then looks for chunks under the older ids too.
+type lineage struct {
+	mu     sync.Mutex
+	arrays map[string]lineageEntry
+}
+
+type lineageEntry struct {
+	a   *Array
+	ids []uint64 // a's id, then its predecessors' (at most maxGenerations)
+}
+
+// maxGenerations bounds the arrays whose chunks a live array looks for.
+const maxGenerations = 4
+
+// takeOver records a as the array at path p and returns the ids of the
+// arrays loaded there before whose chunks a can take over,
+// newest first.
+func (l *lineage) takeOver(p string, a *Array) []uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var prev []uint64
+	if old, ok := l.arrays[p]; ok && old.a.Err == nil && a.Err == nil && old.a.Meta().SameChunks(a.Meta()) {
+		prev = old.ids
+	}
+	ids := append([]uint64{a.id}, prev...)
+	l.arrays[p] = lineageEntry{a: a, ids: ids[:min(len(ids), maxGenerations)]}
+	return prev
 }
 
 // setModTime sets n.ModTime to modTime, the time document returned for

@@ -25,4 +25,17 @@ type Options struct {
 	// sequential reader's read-ahead covers what it reads in the next
 	// 1.5 s (within a quarter of the cache).
 	Remote bool
+	// Live says the store may change while the hierarchy is open (a
+	// --live mount): decoded chunks keep what the store said of their
+	// stored values (store.InfoGetter), so that a hierarchy opened again
+	// with Previous can take over those that did not change.
+	Live bool
+	// Previous is the hierarchy this one replaces, opened from the same
+	// store with Live. The new one shares its chunk cache, and a decoded
+	// chunk of an array laid out and encoded as before (this or an
+	// earlier generation's) is taken over when the store tells
+	// (store.InfoGetter.GetIfChanged: an ETag, a modification time) that
+	// the stored chunk is the one decoded, rather than read and decoded
+	// again.
+	Previous *Hierarchy
 }

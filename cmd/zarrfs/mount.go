@@ -122,7 +122,7 @@ func (m *mountFlags) options() zarr.Options {
 	if size == 0 {
 		size = -1 // the engine reads 0 as "default"; the flag's 0 disables
 	}
-	return zarr.Options{CacheSize: size}
+	return zarr.Options{CacheSize: size, Live: m.live > 0}
 }
 
 // logger returns the logger the flags ask for and a function closing its

@@ -47,9 +47,12 @@ func openHierarchy(ctx context.Context, spec string, sf *storeFlags, opts zarr.O
 	return &opened{spec: spec, st: st, h: h, opts: opts}, nil
 }
 
-// reopen opens the hierarchy in the store again, as it now is.
-func (o *opened) reopen(ctx context.Context) (*zarr.Hierarchy, error) {
-	return zarr.Open(ctx, o.st, o.opts)
+// reopen opens the hierarchy in the store again, as it now is, taking
+// over the chunks of prev that did not change.
+func (o *opened) reopen(ctx context.Context, prev *zarr.Hierarchy) (*zarr.Hierarchy, error) {
+	opts := o.opts
+	opts.Previous = prev
+	return zarr.Open(ctx, o.st, opts)
 }
 
 // close closes the store when it holds files or connections.

@@ -11,6 +11,7 @@
 package meta
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -109,6 +110,18 @@ type Array struct {
 	// shards, when set, is the storage transformer between the array and
 	// its store (the 2022 v3 draft's sharding).
 	shards *DraftShards
+}
+
+// SameChunks reports whether b stores and encodes its chunks as a does:
+// the same format, shape, chunk grid and keys, data type, fill value and
+// codecs, so that a decoded chunk of one, its stored bytes unchanged, is
+// the same chunk of the other. Arrays behind a draft's storage
+// transformer are never the same.
+func (a *Array) SameChunks(b *Array) bool {
+	return a.format == b.format && a.keys == b.keys && a.dataType == b.dataType &&
+		slices.Equal(a.shape, b.shape) && slices.Equal(a.chunks, b.chunks) &&
+		bytes.Equal(a.fillValue, b.fillValue) && bytes.Equal(a.codecs, b.codecs) &&
+		a.shards == nil && b.shards == nil
 }
 
 // Format returns the format of the array's metadata.
