@@ -92,21 +92,19 @@ func (d *bounded) Close() error {
 }
 
 func (d *bounded) GetRangeInfo(ctx context.Context, key string, r store.ByteRange) ([]byte, store.Info, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return nil, store.Info{}, err
-	}
-	type both struct {
-		b    []byte
-		info store.Info
-	}
-	v, err := call(ctx, d, "get "+key+" "+r.String(), func(ctx context.Context) (both, error) {
-		b, info, err := d.s.(store.InfoGetter).GetRangeInfo(ctx, key, r)
-		return both{b, info}, err
+	return d.getInfo(ctx, key, "get "+key+" "+r.String(), func(ctx context.Context, s store.InfoGetter) ([]byte, store.Info, error) {
+		return s.GetRangeInfo(ctx, key, r)
 	})
-	return v.b, v.info, err
 }
 
 func (d *bounded) GetIfChanged(ctx context.Context, key string, old store.Info) ([]byte, store.Info, error) {
+	return d.getInfo(ctx, key, "get "+key+" if changed", func(ctx context.Context, s store.InfoGetter) ([]byte, store.Info, error) {
+		return s.GetIfChanged(ctx, key, old)
+	})
+}
+
+// getInfo is the read op of key that returns the value's Info too, by get.
+func (d *bounded) getInfo(ctx context.Context, key, op string, get func(context.Context, store.InfoGetter) ([]byte, store.Info, error)) ([]byte, store.Info, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return nil, store.Info{}, err
 	}
@@ -114,8 +112,8 @@ func (d *bounded) GetIfChanged(ctx context.Context, key string, old store.Info) 
 		b    []byte
 		info store.Info
 	}
-	v, err := call(ctx, d, "get "+key+" if changed", func(ctx context.Context) (both, error) {
-		b, info, err := d.s.(store.InfoGetter).GetIfChanged(ctx, key, old)
+	v, err := call(ctx, d, op, func(ctx context.Context) (both, error) {
+		b, info, err := get(ctx, d.s.(store.InfoGetter))
 		return both{b, info}, err
 	})
 	return v.b, v.info, err

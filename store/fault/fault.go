@@ -260,24 +260,21 @@ func (b *base) Close() error {
 }
 
 func (b *base) GetRangeInfo(ctx context.Context, key string, r store.ByteRange) ([]byte, store.Info, error) {
-	type both struct {
-		b    []byte
-		info store.Info
-	}
-	v, err := do(b.f, ctx, "get", key, func() (both, error) {
-		p, info, err := b.f.s.(store.InfoGetter).GetRangeInfo(ctx, key, r)
-		return both{p, info}, err
-	})
-	return v.b, v.info, err
+	return b.getInfo(ctx, key, func(s store.InfoGetter) ([]byte, store.Info, error) { return s.GetRangeInfo(ctx, key, r) })
 }
 
 func (b *base) GetIfChanged(ctx context.Context, key string, old store.Info) ([]byte, store.Info, error) {
+	return b.getInfo(ctx, key, func(s store.InfoGetter) ([]byte, store.Info, error) { return s.GetIfChanged(ctx, key, old) })
+}
+
+// getInfo is a read of key that returns the value's Info too, by get.
+func (b *base) getInfo(ctx context.Context, key string, get func(store.InfoGetter) ([]byte, store.Info, error)) ([]byte, store.Info, error) {
 	type both struct {
 		b    []byte
 		info store.Info
 	}
 	v, err := do(b.f, ctx, "get", key, func() (both, error) {
-		p, info, err := b.f.s.(store.InfoGetter).GetIfChanged(ctx, key, old)
+		p, info, err := get(b.f.s.(store.InfoGetter))
 		return both{p, info}, err
 	})
 	return v.b, v.info, err

@@ -53,6 +53,8 @@ type Options struct {
 // Store is a read-only HTTP(S) store. It implements store.Store,
 // store.Stater and io.Closer and is safe for concurrent use.
 type Store struct {
+	remote.Reads // Get, GetRange, GetRangeInfo, GetIfChanged: from read
+
 	base   *url.URL // path ends with "/"
 	name   string
 	client *nethttp.Client
@@ -101,6 +103,7 @@ func New(rawURL string, opts Options) (*Store, error) {
 		s.own = remote.NewTransport(opts.Concurrency)
 		s.client = &nethttp.Client{Transport: s.own}
 	}
+	s.Reads = remote.NewReads(s, s.read)
 	return s, nil
 }
 
@@ -124,59 +127,15 @@ func (s *Store) URL(key string) string {
 	return v
 }
 
-// Get returns the whole value of key.
-func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
-	return s.GetRange(ctx, key, store.All)
-}
-
-// GetRange returns the part of the value of key that r selects.
-func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	b, _, err := s.getInfo(ctx, key, r, nil)
-	return b, err
-}
-
 var _ store.InfoGetter = (*Store)(nil)
 
-// GetRangeInfo is GetRange that also returns the size, Last-Modified and
-// ETag of the whole value.
-func (s *Store) GetRangeInfo(ctx context.Context, key string, r store.ByteRange) ([]byte, store.Info, error) {
-	return s.getInfo(ctx, key, r, nil)
-}
-
-// GetIfChanged reads key with a conditional GET (If-None-Match with old's
-// ETag, else If-Modified-Since): an answer 304 Not Modified is
-// store.ErrNotModified.
-func (s *Store) GetIfChanged(ctx context.Context, key string, old store.Info) ([]byte, store.Info, error) {
-	if !old.Validates() {
-		return s.getInfo(ctx, key, store.All, nil)
-	}
-	return s.getInfo(ctx, key, store.All, &old)
-}
-
-// getInfo reads the range r of key, with retries, and returns it with the
-// whole value's Info; when old is set, only if the value changed since.
-func (s *Store) getInfo(ctx context.Context, key string, r store.ByteRange, old *store.Info) ([]byte, store.Info, error) {
-	if v, err := remote.BeforeGet(ctx, s, key, r); v != nil || err != nil {
-		if err != nil {
-			return nil, store.Info{}, err
-		}
-		info, err := s.Stat(ctx, key) // known: BeforeGet asked
-		return v, info, err
-	}
-	var out []byte
-	var info store.Info
-	err := remote.Do(ctx, s.retry, func(ctx context.Context) error {
+// read reads the range r of key (remote.ReadFunc), with retries.
+func (s *Store) read(ctx context.Context, key string, r store.ByteRange, old *store.Info) (out []byte, info store.Info, err error) {
+	err = remote.Do(ctx, s.retry, func(ctx context.Context) error {
 		var err error
 		out, info, err = s.get(ctx, key, r, old)
 		return err
 	})
-	if err != nil {
-		return nil, info, err
-	}
-	if info.Size < 0 {
-		// The server did not say the whole size.
-		info, err = s.Stat(ctx, key)
-	}
 	return out, info, err
 }
 

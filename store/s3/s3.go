@@ -77,6 +77,8 @@ type Options struct {
 // Store is an S3 store. It implements store.Store, store.Lister,
 // store.PageLister, store.Stater, store.Writer and io.Closer and is safe for concurrent use.
 type Store struct {
+	remote.Reads // Get, GetRange, GetRangeInfo, GetIfChanged: from read
+
 	core     minio.Core
 	bucket   string
 	prefix   string // "" or ending in "/"
@@ -189,6 +191,7 @@ func New(bucket, prefix string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("%s: %w", s, err)
 	}
 	s.core = minio.Core{Client: c}
+	s.Reads = remote.NewReads(s, s.read)
 	return s, nil
 }
 
@@ -240,45 +243,10 @@ func (s *Store) wrap(op string, err error) error {
 	return fmt.Errorf("%s: %s: %s (HTTP %d %s)", s, op, er.Error(), er.StatusCode, er.Code)
 }
 
-// Get returns the whole value of key.
-func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
-	return s.GetRange(ctx, key, store.All)
-}
-
-// GetRange returns the part of the value of key that r selects.
-func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	b, _, err := s.getInfo(ctx, key, r, nil)
-	return b, err
-}
-
 var _ store.InfoGetter = (*Store)(nil)
 
-// GetRangeInfo is GetRange that also returns the size, Last-Modified and
-// ETag of the whole object.
-func (s *Store) GetRangeInfo(ctx context.Context, key string, r store.ByteRange) ([]byte, store.Info, error) {
-	return s.getInfo(ctx, key, r, nil)
-}
-
-// GetIfChanged reads key with a conditional GET (If-None-Match with old's
-// ETag, else If-Modified-Since): an answer 304 Not Modified is
-// store.ErrNotModified.
-func (s *Store) GetIfChanged(ctx context.Context, key string, old store.Info) ([]byte, store.Info, error) {
-	if !old.Validates() {
-		return s.getInfo(ctx, key, store.All, nil)
-	}
-	return s.getInfo(ctx, key, store.All, &old)
-}
-
-// getInfo reads the range r of key, with retries, and returns it with the
-// whole object's Info; when old is set, only if the object changed since.
-func (s *Store) getInfo(ctx context.Context, key string, r store.ByteRange, old *store.Info) ([]byte, store.Info, error) {
-	if v, err := remote.BeforeGet(ctx, s, key, r); v != nil || err != nil {
-		if err != nil {
-			return nil, store.Info{}, err
-		}
-		info, err := s.Stat(ctx, key) // known: BeforeGet asked
-		return v, info, err
-	}
+// read reads the range r of key (remote.ReadFunc), with retries.
+func (s *Store) read(ctx context.Context, key string, r store.ByteRange, old *store.Info) ([]byte, store.Info, error) {
 	op := "get " + key
 	var opts minio.GetObjectOptions
 	if r != store.All {
@@ -337,11 +305,7 @@ func (s *Store) getInfo(ctx context.Context, key string, r store.ByteRange, old 
 	if err != nil {
 		return nil, in, err
 	}
-	if in.Size < 0 {
-		// A range past the end, or no whole size in the answer.
-		in, err = s.Stat(ctx, key)
-	}
-	return out, in, err
+	return out, in, nil // Size -1: a range past the end, or no whole size in the answer
 }
 
 // Stat describes the object of key: from an earlier answer when there was
