@@ -293,6 +293,9 @@ func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	e := h.l.entries[i]
 	n := h.d.newChild(h.l, e)
 	n.attr(ctx, &out.Attr)
+	if sub, ok := n.(*dirNode); ok && e.child.Kind == zarr.KindArray {
+		h.d.m.ahead.add(sub)
+	}
 	return h.d.NewInode(ctx, n, gofs.StableAttr{Mode: entryMode(e), Ino: h.l.dirents[i].Ino, Gen: h.l.v.gen}), 0
 }
 

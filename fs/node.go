@@ -37,6 +37,7 @@ type mountFS struct {
 	log       errorLog
 	mountTime time.Time
 	uid, gid  uint32
+	ahead     listAhead // arrays listed ahead of a reader walking the tree
 }
 
 // ino returns the inode number of the entry name in the directory of the

@@ -112,6 +112,14 @@ func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 	return append(fs, &bytesFile{name: "info.txt", data: infoText(n, children, left)})
 }
 
+// SizeDecodes reports whether f's Size decodes the array's elements
+// (data.txt, whose length depends on them): a caller making sizes ahead
+// of a reader leaves those to the reader.
+func SizeDecodes(f File) bool {
+	_, ok := f.(*textFile)
+	return ok
+}
+
 // Find returns the file of files named name, or nil.
 func Find(files []File, name string) File {
 	for _, f := range files {

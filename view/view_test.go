@@ -55,6 +55,19 @@ func TestFiles(t *testing.T) {
 	}
 }
 
+// Of the example's files only data.txt decodes the array to tell its
+// size.
+func TestSizeDecodes(t *testing.T) {
+	for _, path := range []string{"", "image", "stations"} {
+		_, files := exampleNode(t, path)
+		for _, f := range files {
+			if got, want := SizeDecodes(f), f.Name() == "data.txt"; got != want {
+				t.Errorf("%s/%s: SizeDecodes %v, want %v", path, f.Name(), got, want)
+			}
+		}
+	}
+}
+
 // TestCopy streams each file of an array and compares with ReadAt of the
 // whole, and with the array's own ReadAt for data.
 func TestCopy(t *testing.T) {
