@@ -156,46 +156,32 @@ func structType(fields []structField, spelling string) (dtype, error) {
 
 // descr returns the Python literal of the NumPy descr of fields.
 func descr(fields []structField) string {
-	var b strings.Builder
-	b.WriteByte('[')
+	items := make([]string, len(fields))
 	for i, f := range fields {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteByte('(')
-		b.WriteString(pyString(f.name))
-		b.WriteString(", ")
+		typ := pyString(f.leaf.NumPy)
 		if f.fields != nil {
-			b.WriteString(descr(f.fields))
-		} else {
-			b.WriteString(pyString(f.leaf.NumPy))
+			typ = descr(f.fields)
 		}
+		item := pyString(f.name) + ", " + typ
 		if f.shape != nil {
-			b.WriteString(", ")
-			b.WriteString(PyTuple(f.shape))
+			item += ", " + PyTuple(f.shape)
 		}
-		b.WriteByte(')')
+		items[i] = "(" + item + ")"
 	}
-	b.WriteByte(']')
-	return b.String()
+	return "[" + strings.Join(items, ", ") + "]"
 }
 
 // PyTuple formats shape as Python's repr of a tuple of ints: "()", "(3,)",
 // "(3, 4)", as NumPy writes shapes in a descr or a .npy header.
 func PyTuple(shape []int64) string {
-	var b strings.Builder
-	b.WriteByte('(')
+	dims := make([]string, len(shape))
 	for i, d := range shape {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.FormatInt(d, 10))
+		dims[i] = strconv.FormatInt(d, 10)
 	}
-	if len(shape) == 1 {
-		b.WriteByte(',')
+	if len(dims) == 1 {
+		return "(" + dims[0] + ",)"
 	}
-	b.WriteByte(')')
-	return b.String()
+	return "(" + strings.Join(dims, ", ") + ")"
 }
 
 // pyString returns s as a single-quoted Python string literal.
