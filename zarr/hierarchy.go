@@ -696,6 +696,7 @@ func (h *Hierarchy) Children(ctx context.Context, path string) ([]*Node, error) 
 	if err != nil || !h.remote {
 		return out, err
 	}
+	h.fetchStored(ctx, out)
 	// A reader walking the tree lists the child groups next: load their
 	// children now, in the background, a level ahead (each group once).
 	h.mu.Lock()
@@ -718,6 +719,41 @@ func (h *Hierarchy) Children(ctx context.Context, path string) ([]*Node, error) 
 		}()
 	}
 	return out, nil
+}
+
+// fetchStored fetches, in the background and all at once (within the
+// store's requests in flight), what the store holds under the documents
+// of nodes that consolidated metadata described: a reader listing a group
+// lists its children's directories next, whose documents' sizes are those
+// of the stored bytes (Document.Bytes), each a round trip that would
+// otherwise come one at a time. Only the children of the group listed:
+// a level further would be a request per document of the hierarchy.
+func (h *Hierarchy) fetchStored(ctx context.Context, nodes []*Node) {
+	var docs []Document
+	for _, n := range nodes {
+		for _, d := range n.Documents {
+			if d.stored != nil {
+				docs = append(docs, d)
+			}
+		}
+	}
+	if len(docs) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readAheadTimeout)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(len(docs), h.workers) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
+				docs[i].Bytes(ctx) // kept by the document; an error shows when it is read
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		cancel()
+	}()
 }
 
 // children returns the child nodes of the group at path p, sorted by name.

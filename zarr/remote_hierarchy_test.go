@@ -2,6 +2,7 @@ package zarr
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -239,6 +240,82 @@ func TestRemoteHierarchyListingSparesMissingDocuments(t *testing.T) {
 		}
 		if st.pages[""] != 1 || st.pages["g0/"] != 1 {
 			t.Errorf("pages of %d: listed %v; want one page below the root and g0 each", c.pageSize, st.pages)
+		}
+	}
+}
+
+// Listing a group of a remote hierarchy with consolidated metadata
+// fetches what the store holds under its children's documents (the bytes
+// their files show) all at once, in the background: each of those reads
+// waits until all have started, and each is read once, nothing else.
+func TestRemoteHierarchyFetchesStoredDocumentsAtOnce(t *testing.T) {
+	ctx := context.Background()
+	st := treeStore(t, 1, 4)
+	meta := map[string]json.RawMessage{}
+	keys, err := st.Store.(store.Lister).ListPrefix(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []string
+	for _, k := range keys {
+		if name := k[strings.LastIndexByte(k, '/')+1:]; strings.HasPrefix(name, ".z") {
+			b, err := st.Store.Get(ctx, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			meta[k] = b
+			if strings.HasPrefix(k, "g0/a") {
+				docs = append(docs, k)
+			}
+		}
+	}
+	zm, err := json.Marshal(map[string]any{"zarr_consolidated_format": 1, "metadata": meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Store.(store.Writer).Set(ctx, ".zmetadata", zm); err != nil {
+		t.Fatal(err)
+	}
+	h, err := Open(ctx, st, Options{Remote: true, Concurrency: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	started := map[string]bool{}
+	all := make(chan struct{})
+	st.gate = func(key string) {
+		mu.Lock()
+		started[key] = true
+		if len(started) == len(docs) {
+			close(all)
+		}
+		mu.Unlock()
+		select {
+		case <-all:
+		case <-time.After(20 * time.Second):
+			t.Errorf("%s: not every document of g0's children was asked for while it was read (%d of %d)", key, len(started), len(docs))
+		}
+	}
+	st.counts()
+	kids, err := h.Children(ctx, "g0")
+	if err != nil || len(kids) != 4 {
+		t.Fatalf("g0: %d children, %v", len(kids), err)
+	}
+	for _, k := range kids {
+		for _, d := range k.Documents {
+			b, err := d.Bytes(ctx) // waits for the fetch under way
+			if want, _ := st.Store.Get(ctx, k.Path+"/"+d.Name); err != nil || string(b) != string(want) {
+				t.Errorf("%s/%s: %q, %v; want the stored %q", k.Path, d.Name, b, err, want)
+			}
+		}
+	}
+	gets, _ := st.counts()
+	if want := len(docs); len(gets) != want {
+		t.Errorf("read %v; want each of the %d documents of g0's children once", gets, want)
+	}
+	for k, n := range gets {
+		if n != 1 || !slices.Contains(docs, k) {
+			t.Errorf("%s read %d times; want only g0's children's documents, once", k, n)
 		}
 	}
 }
