@@ -3,6 +3,7 @@ package fs
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/zarrfs/zarrfs/view"
 )
@@ -35,9 +36,12 @@ func (a *listAhead) add(d *dirNode) {
 	}
 }
 
+// aheadTimeout bounds the listing of one directory ahead (the sizes of
+// documents of a remote store are its stored bytes, fetched).
+const aheadTimeout = time.Minute
+
 // run lists the queued directories until none is left.
 func (a *listAhead) run() {
-	ctx := context.Background()
 	for {
 		a.mu.Lock()
 		if len(a.queue) == 0 {
@@ -51,6 +55,7 @@ func (a *listAhead) run() {
 		a.mu.Unlock()
 		// The sizes too (data.hdr renders), but none that decodes the
 		// array (data.txt): that is for a reader of the array itself.
+		ctx, cancel := context.WithTimeout(context.Background(), aheadTimeout)
 		if l, err := d.list(ctx); err == nil {
 			for _, e := range l.entries {
 				if e.file != nil && !view.SizeDecodes(e.file) {
@@ -58,5 +63,6 @@ func (a *listAhead) run() {
 				}
 			}
 		}
+		cancel()
 	}
 }
