@@ -501,11 +501,12 @@ func (h *Hierarchy) load(ctx context.Context, p string) (*Node, error) {
 	if n.Array != nil {
 		n.Array.bind(h.st, p, h.cache)
 		n.Array.live = h.live
-		if h.lineage != nil {
-			n.Array.prevIDs = h.lineage.takeOver(p, n.Array)
-		}
 		if n.Array.Err != nil {
 			n.Array.Err = fmt.Errorf("%s: array %q: %w", h.st, "/"+p, n.Array.Err)
+		}
+		// Last: the lineage hands the array to other hierarchies' loads.
+		if h.lineage != nil {
+			n.Array.prevIDs = h.lineage.takeOver(p, n.Array)
 		}
 	}
 	return n, nil

@@ -161,3 +161,43 @@ func TestLiveTakesOverUnchangedChunks(t *testing.T) {
 		t.Errorf("read after the array grew: read %v, unchanged %v; want every chunk read afresh", reads, unchanged)
 	}
 }
+
+// TestLiveLineageConcurrent loads and reads one array in three generations
+// of a live hierarchy at once (the race detector watches the lineage they
+// share); each reads the array's values.
+func TestLiveLineageConcurrent(t *testing.T) {
+	ctx := context.Background()
+	ds, err := dir.Open(t.TempDir(), dir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ds.Close() })
+	gzip := &CodecSpec{Name: "gzip", Configuration: map[string]any{"level": 1}}
+	want := writeReadPathArray(t, ds, ArrayMeta{Format: FormatV2, Shape: []int64{8, 8}, ChunkShape: []int64{1, 8}, DataType: "|u1", FillValue: 0, Compressor: gzip}, 5)
+	var hs []*Hierarchy
+	var prev *Hierarchy
+	for range 3 {
+		h, err := Open(ctx, ds, Options{Live: true, Previous: prev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs, prev = append(hs, h), h
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		for _, h := range hs {
+			wg.Go(func() {
+				n, err := h.Node(ctx, "a")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got := make([]byte, n.Array.Size())
+				if _, err := n.Array.ReadAt(ctx, got, 0); err != nil || !bytes.Equal(got, want) {
+					t.Errorf("read: %v, %v", err, bytes.Equal(got, want))
+				}
+			})
+		}
+	}
+	wg.Wait()
+}
