@@ -45,11 +45,7 @@ sort_by=2
 // the screenshot is written to FILE, for the README.
 func TestFileManagerThumbnails(t *testing.T) {
 	needFuse(t)
-	for _, tool := range []string{"Xvfb", "pcmanfm", "import"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			peertest.Missing(t, tool+" not found (Debian: xvfb, pcmanfm, imagemagick)")
-		}
-	}
+	peertest.NeedCommands(t, "xvfb, pcmanfm, imagemagick", "Xvfb", "pcmanfm", "import")
 	dir := t.TempDir()
 	shotFile := os.Getenv("ZARRFS_SCREENSHOT")
 	if shotFile != "" {

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -20,7 +19,7 @@ import (
 
 // foreignScript is the oracle program of these tests.
 func foreignScript() string {
-	return filepath.Join(peertest.RepoRoot(), "integration", "py", "foreign.py")
+	return pyScript("foreign.py")
 }
 
 // needForeignTools skips (or fails, under ZARRFS_REQUIRE_PEERS=1) t unless
@@ -28,16 +27,8 @@ func foreignScript() string {
 func needForeignTools(t *testing.T) {
 	t.Helper()
 	peertest.NeedPython(t)
-	for _, tool := range []string{"teem-unu", "ncdump", "cdo"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			peertest.Missing(t, tool+" not found (Debian: teem-apps, netcdf-bin, cdo)")
-		}
-	}
-	out, err := exec.Command(peertest.Python, "-c", "import osgeo.gdal, netCDF4, xarray").CombinedOutput()
-	if err != nil {
-		peertest.Missing(t, "python3 with GDAL, netCDF4 and xarray (Debian: python3-gdal, python3-netcdf4, python3-xarray): "+
-			string(bytes.TrimSpace(out)))
-	}
+	peertest.NeedCommands(t, "teem-apps, netcdf-bin, cdo", "teem-unu", "ncdump", "cdo")
+	peertest.NeedPythonModules(t, "import osgeo.gdal, netCDF4, xarray", "python3-gdal, python3-netcdf4, python3-xarray")
 }
 
 // runForeign runs foreign.py with args and fails t with its report when it

@@ -365,7 +365,7 @@ for i, line in enumerate(open(listfile, encoding="utf-8").read().split("\n")[:-1
 func pythonRead(t testing.TB, items []item) (data [][]byte, errs []error) {
 	t.Helper()
 	list, out := writeList(t, items)
-	script := filepath.Join(peertest.RepoRoot(), "integration", "py", "write_v2.py")
+	script := pyScript("write_v2.py")
 	peertest.RunPython(t, pythonReadProgram, script, list, out)
 	return collect(t, "zarr-python", out, len(items))
 }
@@ -570,4 +570,9 @@ func runTool(name string, args ...string) (stdout, stderr []byte, err error) {
 		err = fmt.Errorf("%s: timed out after a minute", name)
 	}
 	return o.Bytes(), e.Bytes(), err
+}
+
+// pyScript returns the path of the Python oracle program integration/py/name.
+func pyScript(name string) string {
+	return filepath.Join(peertest.RepoRoot(), "integration", "py", name)
 }

@@ -83,7 +83,7 @@ func writeV2(t *testing.T) (string, []v2Case) {
 func runWriteV2(dir string) (string, []v2Case, error) {
 	store := filepath.Join(dir, "v2.zarr")
 	refs := filepath.Join(dir, "refs")
-	script := filepath.Join(peertest.RepoRoot(), "integration", "py", "write_v2.py")
+	script := pyScript("write_v2.py")
 	cmd := exec.Command(peertest.Python, script, store, refs)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"syscall"
@@ -18,16 +17,14 @@ import (
 // previewsScript is the oracle of the previews: zarr-python writes the
 // arrays, PIL and scipy check the mount's preview.png files.
 func previewsScript() string {
-	return filepath.Join(peertest.RepoRoot(), "integration", "py", "previews.py")
+	return pyScript("previews.py")
 }
 
 // needPIL skips (or fails) t unless /usr/bin/python3 has PIL and scipy.
 func needPIL(t *testing.T) {
 	t.Helper()
 	peertest.NeedPython(t)
-	if out, err := exec.Command(peertest.Python, "-c", "import PIL, scipy").CombinedOutput(); err != nil {
-		peertest.Missing(t, "python3 with PIL and scipy (python3-pil, python3-scipy): "+string(bytes.TrimSpace(out)))
-	}
+	peertest.NeedPythonModules(t, "import PIL, scipy", "python3-pil, python3-scipy")
 }
 
 // TestMountPreviews: zarr-python writes arrays of every numeric type, of

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -68,14 +67,8 @@ func (c *wildCase) decision() (wildDecision, bool) {
 func needWildWriters(t *testing.T) {
 	t.Helper()
 	peertest.NeedPython(t)
-	if out, err := exec.Command(peertest.Python, "-c", "import xarray, dask, netCDF4; from osgeo import gdal").CombinedOutput(); err != nil {
-		peertest.Missing(t, "python3 with xarray, dask, netCDF4 and GDAL (python3-xarray, python3-dask, python3-netcdf4, python3-gdal): "+firstLine(out))
-	}
-	for _, tool := range []string{"ncgen", "nccopy"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			peertest.Missing(t, tool+" (netcdf-bin)")
-		}
-	}
+	peertest.NeedPythonModules(t, "import xarray, dask, netCDF4; from osgeo import gdal", "python3-xarray, python3-dask, python3-netcdf4, python3-gdal")
+	peertest.NeedCommands(t, "netcdf-bin", "ncgen", "nccopy")
 }
 
 // TestWildWriters: xarray, GDAL and netCDF-c write stores the way their
@@ -88,7 +81,7 @@ func TestWildWriters(t *testing.T) {
 	needWildWriters(t)
 	dir := t.TempDir()
 	out := peertest.RunPython(t, "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-		filepath.Join(peertest.RepoRoot(), "integration", "py", "wild.py"), "write", dir)
+		pyScript("wild.py"), "write", dir)
 	var cases []*wildCase
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
@@ -154,7 +147,7 @@ func TestWildWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	peertest.RunPython(t, "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-		filepath.Join(peertest.RepoRoot(), "integration", "py", "wild.py"), "read", listFile, outDir)
+		pyScript("wild.py"), "read", listFile, outDir)
 	data, errs := collect(t, "reader", outDir, len(reads))
 	got := map[*wildCase]map[string][]byte{}
 	gotErr := map[*wildCase]map[string]error{}

@@ -13,6 +13,7 @@ package peertest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,9 +46,27 @@ func Missing(t testing.TB, why string) {
 // numcodecs and numpy.
 func NeedPython(t testing.TB) {
 	t.Helper()
-	out, err := exec.Command(Python, "-c", "import zarr, numcodecs, numpy").CombinedOutput()
-	if err != nil {
-		Missing(t, "python3 with zarr, numcodecs and numpy: "+string(bytes.TrimSpace(out)))
+	NeedPythonModules(t, "import zarr, numcodecs, numpy", "python3-zarr, python3-numcodecs, python3-numpy")
+}
+
+// NeedPythonModules skips (or fails) t unless /usr/bin/python3 runs the
+// import statement imports; debs names the Debian packages that provide
+// the modules.
+func NeedPythonModules(t testing.TB, imports, debs string) {
+	t.Helper()
+	if out, err := exec.Command(Python, "-c", imports).CombinedOutput(); err != nil {
+		Missing(t, fmt.Sprintf("python3 cannot %q (Debian: %s): %s", imports, debs, bytes.TrimSpace(out)))
+	}
+}
+
+// NeedCommands skips (or fails) t unless every one of commands is on the
+// PATH; debs names the Debian packages that provide them.
+func NeedCommands(t testing.TB, debs string, commands ...string) {
+	t.Helper()
+	for _, c := range commands {
+		if _, err := exec.LookPath(c); err != nil {
+			Missing(t, fmt.Sprintf("%s not found (Debian: %s)", c, debs))
+		}
 	}
 }
 
