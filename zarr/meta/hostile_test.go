@@ -16,19 +16,14 @@ import (
 // start with prefix, for fuzz corpora.
 func hostileSeeds(f *testing.F, prefix string) [][]byte {
 	f.Helper()
-	dir := filepath.Join("..", "testdata", "hostile", "meta")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		f.Fatal(err)
+	names, err := filepath.Glob(filepath.Join(filepath.Join("..", "testdata", "hostile", "meta"), prefix+"*"))
+	if err != nil || len(names) == 0 {
+		f.Fatalf("no hostile seeds %s*: %v", prefix, err)
 	}
-	var out [][]byte
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), prefix) {
-			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-			if err != nil {
-				f.Fatal(err)
-			}
-			out = append(out, b)
+	out := make([][]byte, len(names))
+	for i, name := range names {
+		if out[i], err = os.ReadFile(name); err != nil {
+			f.Fatal(err)
 		}
 	}
 	return out

@@ -88,18 +88,7 @@ func v3ZarrJSON(t *testing.T, changes map[string]string) []byte {
 		"codecs":             json.RawMessage(`[{"name": "bytes", "configuration": {"endian": "little"}}]`),
 		"attributes":         json.RawMessage(`{}`),
 	}
-	for k, v := range changes {
-		if v == "DELETE" {
-			delete(doc, k)
-		} else {
-			doc[k] = json.RawMessage(v)
-		}
-	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatalf("test document %v: %v", changes, err)
-	}
-	return b
+	return editDoc(t, doc, changes)
 }
 
 // v2Zarray returns a valid .zarray with members replaced or removed.
@@ -115,6 +104,13 @@ func v2Zarray(t *testing.T, changes map[string]string) []byte {
 		"fill_value":  json.RawMessage(`0`),
 		"order":       json.RawMessage(`"C"`),
 	}
+	return editDoc(t, doc, changes)
+}
+
+// editDoc returns doc as JSON with the members changes names replaced, or
+// removed where the change is "DELETE".
+func editDoc(t *testing.T, doc map[string]json.RawMessage, changes map[string]string) []byte {
+	t.Helper()
 	for k, v := range changes {
 		if v == "DELETE" {
 			delete(doc, k)
