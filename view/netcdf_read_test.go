@@ -51,7 +51,7 @@ func bigGroup(t testing.TB) *countingStore {
 		FillValue: 0, DimensionNames: []string{"time", "lat", "lon"}}, data)
 	writeArray(t, mem, "lat", zarr.ArrayMeta{Shape: []int64{64}, ChunkShape: []int64{64}, DataType: "float64",
 		FillValue: 0, DimensionNames: []string{"lat"}}, make([]byte, 64*8))
-	return &countingStore{Store: mem, reads: map[string]int{}}
+	return newCountingStore(mem)
 }
 
 // TestNetCDFReadsOnlyChunksUnder: a read of dataset.nc decodes only the

@@ -249,27 +249,40 @@ func TestPreviewChart(t *testing.T) {
 	}
 }
 
+// hookedStore calls before with the key of every read (Get, GetRange),
+// before it reads.
+type hookedStore struct {
+	store.Store
+	before func(key string)
+}
+
+func (s hookedStore) Get(ctx context.Context, key string) ([]byte, error) {
+	s.before(key)
+	return s.Store.Get(ctx, key)
+}
+
+func (s hookedStore) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	s.before(key)
+	return s.Store.GetRange(ctx, key, r)
+}
+
 // countingStore counts the reads of each key.
 type countingStore struct {
-	store.Store
+	hookedStore
 	mu    sync.Mutex
 	reads map[string]int
+}
+
+func newCountingStore(st store.Store) *countingStore {
+	s := &countingStore{reads: map[string]int{}}
+	s.hookedStore = hookedStore{st, s.note}
+	return s
 }
 
 func (s *countingStore) note(key string) {
 	s.mu.Lock()
 	s.reads[key]++
 	s.mu.Unlock()
-}
-
-func (s *countingStore) Get(ctx context.Context, key string) ([]byte, error) {
-	s.note(key)
-	return s.Store.Get(ctx, key)
-}
-
-func (s *countingStore) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	s.note(key)
-	return s.Store.GetRange(ctx, key, r)
 }
 
 // TestPreviewReadsPlane: a preview reads the chunks under its plane,
@@ -286,7 +299,7 @@ func TestPreviewReadsPlane(t *testing.T) {
 			}}}
 		}
 		writeArray(t, mem, "a", m, make([]byte, 5*64*64*2))
-		st := &countingStore{Store: mem, reads: map[string]int{}}
+		st := newCountingStore(mem)
 		f := previewOf(t, st, "a", Config{Previews: true, PreviewBudget: 4 * 32 * 32 * 2})
 		if f == nil {
 			t.Fatalf("sharded=%v: no preview within the budget of its four chunks", sharded)
@@ -472,9 +485,17 @@ func FuzzMultiscales(f *testing.F) {
 
 // blockingStore holds every read of a chunk until release is closed.
 type blockingStore struct {
-	store.Store
+	hookedStore
 	started chan struct{} // receives once per chunk read begun
 	release chan struct{}
+}
+
+// newBlockingStore returns a blockingStore over st that takes up to n
+// chunk reads begun before one is received from started.
+func newBlockingStore(st store.Store, n int) *blockingStore {
+	s := &blockingStore{started: make(chan struct{}, n), release: make(chan struct{})}
+	s.hookedStore = hookedStore{st, s.wait}
+	return s
 }
 
 func (s *blockingStore) wait(key string) {
@@ -484,22 +505,12 @@ func (s *blockingStore) wait(key string) {
 	}
 }
 
-func (s *blockingStore) Get(ctx context.Context, key string) ([]byte, error) {
-	s.wait(key)
-	return s.Store.Get(ctx, key)
-}
-
-func (s *blockingStore) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	s.wait(key)
-	return s.Store.GetRange(ctx, key, r)
-}
-
 // TestPreviewStatDuringRender: stat (Size) answers while the preview is
 // being rendered, without waiting for the chunks.
 func TestPreviewStatDuringRender(t *testing.T) {
 	mem := newStore(t)
 	writeArray(t, mem, "a", zarr.ArrayMeta{Shape: []int64{4, 4}, ChunkShape: []int64{4, 4}, DataType: "int16", FillValue: 0}, make([]byte, 32))
-	st := &blockingStore{Store: mem, started: make(chan struct{}, 16), release: make(chan struct{})}
+	st := newBlockingStore(mem, 16)
 	f := previewOf(t, st, "a", on)
 	ctx := context.Background()
 	done := make(chan error, 1)
@@ -527,7 +538,7 @@ func TestPreviewRendersOnePerCore(t *testing.T) {
 	for i := range n {
 		writeArray(t, mem, fmt.Sprintf("a%d", i), zarr.ArrayMeta{Shape: []int64{4, 4}, ChunkShape: []int64{4, 4}, DataType: "int16", FillValue: 0}, make([]byte, 32))
 	}
-	st := &blockingStore{Store: mem, started: make(chan struct{}, n), release: make(chan struct{})}
+	st := newBlockingStore(mem, n)
 	ctx := context.Background()
 	h, err := zarr.Open(ctx, st, zarr.Options{})
 	if err != nil {
