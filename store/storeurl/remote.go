@@ -139,9 +139,10 @@ func openZip(ctx context.Context, st store.Store, key, label string) (store.Stor
 		closeSt()
 		return nil, fmt.Errorf("open store %s: %w", label, err)
 	}
-	// Reads through plain ReadAt (the central directory, local headers)
-	// outlive Open: they must not end with ctx, and each is bounded by
-	// st's deadline.
+	// Open reads the central directory through plain ReadAt, which uses
+	// the reader's context: not ctx itself, since the reader outlives
+	// Open (each read is bounded by st's deadline). Members are read under
+	// their callers' contexts (ReadAtContext).
 	r := remote.NewReaderAt(context.WithoutCancel(ctx), st, key, info.Size)
 	z, err := zip.Open(r, info.Size, zip.Options{Name: label})
 	if err != nil {

@@ -12,8 +12,16 @@
 // is read without reading the rest of the member; a range of a Deflate
 // member decompresses up to its end, and a whole one is decoded in one
 // call into a buffer of its declared size (internal/inflate). Whole reads
-// are checked against the member's CRC-32. Reads of member data honour
-// the context, through ReadAtContext when the io.ReaderAt has it.
+// are checked against the member's CRC-32. Reads of members honour the
+// context, through ReadAtContext when the io.ReaderAt has it.
+//
+// A member's data follows its local header, whose length the central
+// directory does not give. The first read of a member from its start reads
+// the header and the data in one read of the io.ReaderAt (one request to a
+// remote store, not two), sized as if the local header held the central
+// directory's extra field; only when the local one is longer does a second
+// read fetch what the first missed. The data's offset is then kept, so that
+// later reads of a range read only the range.
 //
 // # Root folder
 //
@@ -29,6 +37,7 @@ package zip
 import (
 	archivezip "archive/zip"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -40,6 +49,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/flate"
 
@@ -71,18 +81,54 @@ const maxDeflateRatio = 1032
 
 // member is one readable member of the archive.
 type member struct {
-	f *archivezip.File
-
-	once    sync.Once
-	dataOff int64 // offset of the member's data in the archive
-	offErr  error
+	f      *archivezip.File
+	header int64 // offset of the member's local header (see offsetProbe)
+	// dataOff is the offset of the member's data once its local header
+	// has been read and checked, -1 before.
+	dataOff atomic.Int64
 }
 
-// dataOffset returns the offset of the member's data, reading its local
-// header once.
-func (m *member) dataOffset() (int64, error) {
-	m.once.Do(func() { m.dataOff, m.offErr = m.f.DataOffset() })
-	return m.dataOff, m.offErr
+// Local file headers: the fixed part of one is localHeaderLen bytes,
+// starting with localHeaderSig, with the lengths of the name and of the
+// extra field that follow it at 26 and 28.
+const (
+	localHeaderLen = 30
+	localHeaderSig = 0x04034b50
+	// extraSlack is read past the data's expected end, so that a local
+	// extra field a little longer than the central one (Info-ZIP's zip
+	// writes 4 more bytes of timestamps there) costs no second read.
+	extraSlack = 64
+)
+
+// offsetProbe is the io.ReaderAt the store gives archive/zip. It reads
+// the archive until probing is set; then a read through it reads nothing
+// and notes its offset. archive/zip does not tell where a member's local
+// header is, but File.DataOffset reads the header there: calling it while
+// probing tells the offset without a read, so that the store can read the
+// header and the data together (Store.locate).
+type offsetProbe struct {
+	io.ReaderAt
+	probing bool
+	at      int64
+}
+
+var errProbe = errors.New("zip store: offset probe")
+
+func (p *offsetProbe) ReadAt(b []byte, off int64) (int, error) {
+	if !p.probing {
+		return p.ReaderAt.ReadAt(b, off)
+	}
+	p.at = off
+	return 0, errProbe
+}
+
+// headerOffset returns the offset of f's local header.
+func (p *offsetProbe) headerOffset(f *archivezip.File) (int64, error) {
+	p.probing, p.at = true, -1
+	if _, err := f.DataOffset(); !errors.Is(err, errProbe) || p.at < 0 {
+		return 0, fmt.Errorf("archive/zip did not read %q's local header where the store can see it (%v)", f.Name, err)
+	}
+	return p.at, nil
 }
 
 // Store is a read-only zip store. It implements store.Store, store.Lister,
@@ -144,7 +190,8 @@ func Open(r io.ReaderAt, size int64, opts Options) (*Store, error) {
 	if name == "" {
 		name = "(reader)"
 	}
-	zr, err := archivezip.NewReader(r, size)
+	probe := &offsetProbe{ReaderAt: r}
+	zr, err := archivezip.NewReader(probe, size)
 	if err != nil && !(errors.Is(err, archivezip.ErrInsecurePath) && zr != nil) {
 		// With GODEBUG=zipinsecurepath=0 the reader is still usable; such
 		// names are ignored below anyway.
@@ -178,7 +225,13 @@ func Open(r io.ReaderAt, size int64, opts Options) (*Store, error) {
 				continue
 			}
 		}
-		s.members[key] = &member{f: f}
+		h, err := probe.headerOffset(f)
+		if err != nil {
+			return nil, fmt.Errorf("zip store %s: %w", name, err)
+		}
+		m := &member{f: f, header: h}
+		m.dataOff.Store(-1)
+		s.members[key] = m
 		s.keys = append(s.keys, key)
 	}
 	slices.Sort(s.keys)
@@ -300,29 +353,79 @@ func (s *Store) GetRange(ctx context.Context, key string, r store.ByteRange) ([]
 	return s.readDeflate(ctx, key, m, start, end, whole)
 }
 
-// dataSection returns the member's stored (possibly compressed) bytes as
-// a reader whose reads honour ctx, after checking they lie inside the
-// archive.
-func (s *Store) dataSection(ctx context.Context, key string, m *member) (*io.SectionReader, error) {
-	off, err := m.dataOffset()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %q: %w", s, key, err)
+// locate reads member m's local header and, in the same read, the first
+// span bytes of its data: the read runs from the header through the data's
+// end as the central directory foretells it (30 bytes, the name, the
+// central extra field, which most writers also write in the local header,
+// and span), plus extraSlack. It checks the header as archive/zip does,
+// records where the data starts, and returns that offset with the bytes of
+// data read (at most span; fewer when the local extra field is longer than
+// foretold).
+func (s *Store) locate(ctx context.Context, key string, m *member, span int64) (int64, []byte, error) {
+	h := m.header
+	if h < 0 || h > s.size-localHeaderLen {
+		return 0, nil, fmt.Errorf("%s: %q: local header beyond the archive's end: %w", s, key, archivezip.ErrFormat)
 	}
-	n := int64(m.f.CompressedSize64) // memberSize checked it fits in the archive
-	if off < 0 || off > s.size || n > s.size-off {
-		return nil, fmt.Errorf("%s: %q: member data beyond the archive's end: %w", s, key, archivezip.ErrFormat)
+	guess := localHeaderLen + int64(len(m.f.Name)) + int64(len(m.f.Extra))
+	buf := make([]byte, min(guess+span+extraSlack, s.size-h))
+	if n, err := (ctxReaderAt{ctx, s.r}).ReadAt(buf, h); n < len(buf) {
+		return 0, nil, s.readError(ctx, key, err)
 	}
-	return io.NewSectionReader(ctxReaderAt{ctx, s.r}, off, n), nil
+	if binary.LittleEndian.Uint32(buf) != localHeaderSig {
+		return 0, nil, fmt.Errorf("%s: %q: no local header at %d: %w", s, key, h, archivezip.ErrFormat)
+	}
+	body := localHeaderLen + int64(binary.LittleEndian.Uint16(buf[26:])) + int64(binary.LittleEndian.Uint16(buf[28:]))
+	off := h + body
+	if off > s.size || int64(m.f.CompressedSize64) > s.size-off { // memberSize checked it fits in the archive
+		return 0, nil, fmt.Errorf("%s: %q: member data beyond the archive's end: %w", s, key, archivezip.ErrFormat)
+	}
+	m.dataOff.Store(off)
+	data := buf[min(body, int64(len(buf))):]
+	return off, data[:min(int64(len(data)), span)], nil
+}
+
+// dataOffset returns the offset of member m's data, reading its local
+// header the first time.
+func (s *Store) dataOffset(ctx context.Context, key string, m *member) (int64, error) {
+	if off := m.dataOff.Load(); off >= 0 {
+		return off, nil
+	}
+	off, _, err := s.locate(ctx, key, m, 0)
+	return off, err
+}
+
+// readData returns bytes [start, end) of member m's stored (possibly
+// compressed) data: with one read of the archive, which also reads the
+// local header when it is the member's first read from its start, and a
+// second one only for what that read missed.
+func (s *Store) readData(ctx context.Context, key string, m *member, start, end int64) ([]byte, error) {
+	off := m.dataOff.Load()
+	var got []byte
+	if off < 0 {
+		span := int64(0)
+		if start == 0 {
+			span = end
+		}
+		var err error
+		if off, got, err = s.locate(ctx, key, m, span); err != nil {
+			return nil, err
+		}
+		if int64(len(got)) == end-start {
+			return got, nil
+		}
+	}
+	buf := make([]byte, end-start)
+	k := copy(buf, got)
+	if n, err := (ctxReaderAt{ctx, s.r}).ReadAt(buf[k:], off+start+int64(k)); n < len(buf)-k {
+		return nil, s.readError(ctx, key, err)
+	}
+	return buf, nil
 }
 
 func (s *Store) readStored(ctx context.Context, key string, m *member, start, end int64, whole bool) ([]byte, error) {
-	sec, err := s.dataSection(ctx, key, m)
+	buf, err := s.readData(ctx, key, m, start, end)
 	if err != nil {
 		return nil, err
-	}
-	buf := make([]byte, end-start)
-	if n, err := sec.ReadAt(buf, start); n < len(buf) {
-		return nil, s.readError(ctx, key, err)
 	}
 	if whole && crc32.ChecksumIEEE(buf) != m.f.CRC32 {
 		return nil, fmt.Errorf("%s: %q: %w", s, key, archivezip.ErrChecksum)
@@ -334,13 +437,14 @@ func (s *Store) readStored(ctx context.Context, key string, m *member, start, en
 var flateReaders sync.Pool
 
 func (s *Store) readDeflate(ctx context.Context, key string, m *member, start, end int64, whole bool) ([]byte, error) {
-	sec, err := s.dataSection(ctx, key, m)
+	if whole {
+		return s.inflateWhole(ctx, key, m, end)
+	}
+	off, err := s.dataOffset(ctx, key, m)
 	if err != nil {
 		return nil, err
 	}
-	if whole {
-		return s.inflateWhole(ctx, key, m, sec, end)
-	}
+	sec := io.NewSectionReader(ctxReaderAt{ctx, s.r}, off, int64(m.f.CompressedSize64))
 	var fr io.ReadCloser
 	if v := flateReaders.Get(); v != nil {
 		fr = v.(io.ReadCloser)
@@ -364,13 +468,13 @@ func (s *Store) readDeflate(ctx context.Context, key string, m *member, start, e
 }
 
 // inflateWhole reads the whole of Deflate member key, size bytes, from
-// its compressed bytes sec in one call (package inflate: into a buffer
-// of that size, which a stream of more cannot overrun), and checks its
-// length and CRC-32.
-func (s *Store) inflateWhole(ctx context.Context, key string, m *member, sec *io.SectionReader, size int64) ([]byte, error) {
-	comp := make([]byte, sec.Size())
-	if n, err := sec.ReadAt(comp, 0); n < len(comp) {
-		return nil, s.readError(ctx, key, err)
+// its compressed bytes in one call (package inflate: into a buffer of that
+// size, which a stream of more cannot overrun), and checks its length and
+// CRC-32.
+func (s *Store) inflateWhole(ctx context.Context, key string, m *member, size int64) ([]byte, error) {
+	comp, err := s.readData(ctx, key, m, 0, int64(m.f.CompressedSize64))
+	if err != nil {
+		return nil, err
 	}
 	buf := make([]byte, size)
 	n, _, err := inflate.Decode(buf, comp)

@@ -465,7 +465,7 @@ func TestCorrupt(t *testing.T) {
 		b := build(t, map[string][]byte{"k": value}, "", CreateOptions{Deflate: deflate})
 		// Flip a byte of the member's data: the CRC-32 check fails.
 		s := openBytes(t, b, Options{})
-		off, err := s.members["k"].dataOffset()
+		off, err := s.dataOffset(ctx, "k", s.members["k"])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -600,17 +600,25 @@ func TestOpenFileErrors(t *testing.T) {
 }
 
 // FuzzOpen opens arbitrary bytes as an archive and reads every key: no
-// panic, no huge allocation, and reads agree with each other.
+// panic, no huge allocation, no read outside the archive, and reads agree
+// with each other.
 func FuzzOpen(f *testing.F) {
 	f.Add(build(f, storetest.Data(), "", CreateOptions{}))
 	f.Add(build(f, map[string][]byte{"d/zarr.json": []byte("{}"), "d/c/0": bytes.Repeat([]byte("ab"), 100)}, "", CreateOptions{Deflate: true}))
 	f.Add([]byte("PK\x05\x06\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
 	f.Add(writeTraversalZip())
+	f.Add(rawZip(rawMember{name: "zarr.json", data: []byte("{}"), local: extra(28), central: extra(24)}, rawMember{name: "k", data: value, local: extra(300)}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := Open(bytes.NewReader(b), int64(len(b)), Options{})
+		r := &readsAt{b: b}
+		s, err := Open(r, int64(len(b)), Options{})
 		if err != nil {
 			return
 		}
+		defer func() {
+			if n := r.outside.Load(); n != 0 {
+				t.Fatalf("%d reads reached outside the archive", n)
+			}
+		}()
 		ctx := context.Background()
 		keys, err := s.ListPrefix(ctx, "")
 		if err != nil {
