@@ -1,10 +1,12 @@
 package integration
 
 import (
+	archivezip "archive/zip"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	nethttp "net/http"
@@ -17,9 +19,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zarrfs/zarrfs/internal/peertest"
 	"github.com/zarrfs/zarrfs/store/deadline"
 	httpstore "github.com/zarrfs/zarrfs/store/http"
+	"github.com/zarrfs/zarrfs/store/remote"
 	"github.com/zarrfs/zarrfs/store/remote/remotetest"
+	"github.com/zarrfs/zarrfs/store/storeurl"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
@@ -250,6 +255,115 @@ func TestRemoteRequestCounts(t *testing.T) {
 		t.Errorf("reading a row across %d inner chunks of a shard sent %v (%q); want two ranged GETs (index, chunks)",
 			width/rs.shardedChunks[1], c, paths)
 	}
+}
+
+// TestRemoteZipRequestCounts reads the arrays of a zip archive written by
+// zarr-python's ZipStore over HTTP, in process and with zarrfs cat, and
+// compares them with zarr-python reading the archive. A chunk of 256 KiB
+// takes one ranged GET, its local header and data together (before, two:
+// the header, then the data); one in the archive's last 256 KiB takes none
+// (remote.ReaderAt keeps that tail from reading the central directory).
+// Chunks of 4 KiB share the 256 KiB blocks remote.ReaderAt reads short
+// reads from, so adjacent members come in one GET.
+func TestRemoteZipRequestCounts(t *testing.T) {
+	peertest.NeedPython(t)
+	dir := t.TempDir()
+	zipPath := filepath.Join(dir, "arrays.zip")
+	peertest.RunPython(t, `
+import sys, numpy as np, zarr
+st = zarr.ZipStore(sys.argv[1], mode="w")
+rng = np.random.default_rng(26)
+for name, shape, chunks in (("big", (4096, 256), (256, 256)), ("small", (512, 512), (16, 64))):
+    z = zarr.open_array(store=st, path=name, mode="w", shape=shape, chunks=chunks, dtype="<f4", compressor=None)
+    z[...] = rng.standard_normal(shape).astype("<f4")
+st.close()
+`, zipPath)
+	arrays := []string{"big", "small"}
+	ref, errs := pythonRead(t, itemsIn(zipPath, arrays))
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("zarr-python reading %s: %v", arrays[i], err)
+		}
+	}
+
+	// The chunk members of each array, and the offsets of their local
+	// headers (zipfile writes no extra fields).
+	zr, err := archivezip.OpenReader(zipPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	fi, err := os.Stat(zipPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tailOff := fi.Size() - remote.TailSize
+	type chunk struct{ header, size int64 }
+	chunks := map[string][]chunk{}
+	for _, f := range zr.File {
+		a, c, _ := strings.Cut(f.Name, "/")
+		if strings.HasPrefix(c, ".") {
+			continue
+		}
+		off, err := f.DataOffset()
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks[a] = append(chunks[a], chunk{off - 30 - int64(len(f.Name)) - int64(len(f.Extra)), int64(f.CompressedSize64)})
+	}
+
+	url, srv := serveHTTP(t, dir)
+	ctx := context.Background()
+	st, err := storeurl.Open(ctx, url+"/arrays.zip", storeurl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.(io.Closer).Close()
+	h, err := zarr.Open(ctx, st, zarr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range arrays {
+		n, err := h.Node(ctx, name)
+		if err != nil || n.Array == nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		srv.Counts()
+		b := make([]byte, len(ref[i]))
+		if _, err := n.Array.ReadAt(ctx, b, 0); err != nil {
+			t.Fatal(err)
+		}
+		sameBytes(t, name+" read over HTTP", b, ref[i])
+		c := srv.Counts()
+		t.Logf("reading %s (%d chunks of %d bytes) sent %v", name, len(chunks[name]), chunks[name][0].size, c)
+		if len(c) != 1 || c["GET range"] == 0 {
+			t.Errorf("reading %s sent %v; want only ranged GETs", name, c)
+		}
+		switch name {
+		case "big":
+			want := 0
+			for _, ch := range chunks[name] {
+				if ch.header < tailOff {
+					want++
+				}
+			}
+			if c["GET range"] != want {
+				t.Errorf("reading %d chunks of %s, %d of them before the archive's last %d bytes, sent %d ranged GETs; want %d, one per chunk",
+					len(chunks[name]), name, want, remote.TailSize, c["GET range"], want)
+			}
+		case "small":
+			if max := len(chunks[name]) / 8; c["GET range"] > max {
+				t.Errorf("reading %d chunks of %s sent %d ranged GETs; want at most %d (adjacent chunks share a GET)",
+					len(chunks[name]), name, c["GET range"], max)
+			}
+		}
+	}
+
+	// zarrfs cat: its opening requests, then the same GETs.
+	srv.Counts()
+	sameBytes(t, "zarrfs cat big", mustZarrfs(t, "cat", url+"/arrays.zip", "big"), ref[0])
+	paths := srv.Paths()
+	t.Logf("zarrfs cat %s/arrays.zip big sent %v (%q)", url, srv.Counts(), paths)
 }
 
 // readErrno reads a whole file and returns the errno it failed with (0
