@@ -13,7 +13,8 @@ const maxAhead = 4096
 
 // listAhead lists directories in the background, one at a time, in the
 // order they were made: a reader that lists a group (find, ls -R) lists
-// its arrays next, and their listings (the files of each and their sizes) are then ready,
+// its arrays next, and their listings (the files of each, and their sizes
+// when the reader stats them) are then ready,
 // made on a core that would otherwise wait for the reader's own work in
 // the kernel. Its zero value is ready to use.
 type listAhead struct {
@@ -53,10 +54,11 @@ func (a *listAhead) run() {
 		d := a.queue[0]
 		a.queue = a.queue[1:]
 		a.mu.Unlock()
-		// The sizes too (data.hdr renders), but none that decodes the
-		// array (data.txt): that is for a reader of the array itself.
+		// The sizes too (data.hdr renders) when listings carry them,
+		// but none that decodes the array (data.txt): that is for a
+		// reader of the array itself.
 		ctx, cancel := context.WithTimeout(context.Background(), aheadTimeout)
-		if l, err := d.list(ctx); err == nil {
+		if l, err := d.list(ctx); err == nil && d.m.stats.on() {
 			for _, e := range l.entries {
 				if e.file != nil && !view.SizeDecodes(e.file) {
 					e.file.Size(ctx)

@@ -178,8 +178,19 @@ func entryMode(e entry) uint32 {
 	return fileMode
 }
 
-// Lookup finds name among the directory's entries.
+// Lookup answers the kernel's LOOKUP of name. A file looked up this way
+// was listed without its attributes, or not listed at all: the reader
+// stats files, and listings carry them for a while (statWatch).
 func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	ch, errno := d.lookup(ctx, name, out)
+	if errno == 0 && !ch.IsDir() {
+		d.m.stats.saw()
+	}
+	return ch, errno
+}
+
+// lookup finds name among the directory's entries.
+func (d *dirNode) lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
 	l, err := d.current(ctx)
 	if err != nil {
 		return nil, d.m.log.errno(err)
@@ -279,16 +290,27 @@ func (h *dirHandle) Seekdir(_ context.Context, off uint64) syscall.Errno {
 }
 
 // Lookup answers READDIRPLUS for name, the entry Readdirent returned
-// last: a new child's node is made from that entry of the listing at hand
-// (the directory's Lookup would take its lock and search the listing
-// again, for each of the many entries a listing of a large hierarchy
-// reports). A child the directory already has goes through its Lookup,
-// and so does every entry of a live mount, whose view may have changed
-// since the handle was opened.
+// last. A file's entry goes without its attributes unless readers stat
+// what they list (statWatch): Lookup fails, and go-fuse then sends the
+// entry with node id 0, which the kernel reads as a name whose attributes
+// the file system did not give (fuse_direntplus_link). find(1), which
+// needs only the names and types of files, then costs the kernel no inode
+// and no dentry for each, nor the daemon their sizes. A reader that stats
+// them looks each up (one LOOKUP), which turns the attributes on.
+//
+// A new child's node is made from the entry of the listing at hand (the
+// directory's lookup would take its lock and search the listing again,
+// for each of the many entries a listing of a large hierarchy reports). A
+// child the directory already has goes through lookup, and so does every
+// entry of a live mount, whose view may have changed since the handle was
+// opened.
 func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
 	i := h.next - 1
+	if i >= 0 && i < len(h.l.entries) && h.l.entries[i].file != nil && !h.d.m.stats.on() {
+		return nil, syscall.ENOENT
+	}
 	if h.d.m.snaps.ttl > 0 || i < 0 || i >= len(h.l.entries) || h.l.entries[i].name != name || h.d.GetChild(name) != nil {
-		return h.d.Lookup(ctx, name, out)
+		return h.d.lookup(ctx, name, out)
 	}
 	e := h.l.entries[i]
 	n := h.d.newChild(h.l, e)

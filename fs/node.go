@@ -38,6 +38,7 @@ type mountFS struct {
 	mountTime time.Time
 	uid, gid  uint32
 	ahead     listAhead // arrays listed ahead of a reader walking the tree
+	stats     statWatch // whether readers stat the files they list
 }
 
 // ino returns the inode number of the entry name in the directory of the
