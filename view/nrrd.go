@@ -70,7 +70,7 @@ func headerFiles(h *zarr.Hierarchy, n *zarr.Node) []File {
 		fs = append(fs, newEnviFile(h, n, t))
 	}
 	if codes.nrrd != "" {
-		fs = append(fs, &bytesFile{name: "data.nhdr", data: nrrdHeader(a, codes.nrrd)})
+		fs = append(fs, newMetaFile("data.nhdr", func() []byte { return nrrdHeader(a, codes.nrrd) }))
 	}
 	return fs
 }

@@ -45,7 +45,7 @@ func (f *textFile) lines(ctx context.Context) ([]byte, error) {
 func (f *textFile) Xattrs() []Xattr { return ArrayXattrs(f.node.Array.Meta()) }
 
 // rendered is the content of a file made whole at its first use (data.hdr,
-// data.txt) and kept: it gives the file that embeds it Size, Check and
+// data.txt, info.txt) and kept: it gives the file that embeds it Size, Check and
 // ReadAt. A failed build is tried again at the next call.
 type rendered struct {
 	build func(context.Context) ([]byte, error)

@@ -109,7 +109,7 @@ func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 			fs = append(fs, &netcdfFile{node: n, vars: vars})
 		}
 	}
-	return append(fs, &bytesFile{name: "info.txt", data: infoText(n, children, left)})
+	return append(fs, newMetaFile("info.txt", func() []byte { return infoText(n, children, left) }))
 }
 
 // SizeDecodes reports whether f's Size decodes the array's elements
@@ -196,15 +196,17 @@ func (f *docFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error) 
 	return readBytes(b, p, off)
 }
 
-// bytesFile is a file whose content is known when it is made: info.txt.
-type bytesFile struct {
+// metaFile is a file made from metadata alone (info.txt, data.nhdr), at
+// its first use: a listing, which makes every file of a directory, makes
+// none of their contents.
+type metaFile struct {
 	name string
-	data []byte
+	rendered
 }
 
-func (f *bytesFile) Name() string                        { return f.name }
-func (f *bytesFile) Size(context.Context) (int64, error) { return int64(len(f.data)), nil }
-func (f *bytesFile) Check(context.Context) error         { return nil }
-func (f *bytesFile) ReadAt(_ context.Context, p []byte, off int64) (int, error) {
-	return readBytes(f.data, p, off)
+// newMetaFile returns the file name whose content is content().
+func newMetaFile(name string, content func() []byte) *metaFile {
+	return &metaFile{name: name, rendered: rendered{build: func(context.Context) ([]byte, error) { return content(), nil }}}
 }
+
+func (f *metaFile) Name() string { return f.name }
