@@ -2,12 +2,22 @@ package fs
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"log"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/memory"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
@@ -58,5 +68,98 @@ func TestListAhead(t *testing.T) {
 	}
 	if len(a.queue) != maxAhead {
 		t.Errorf("%d directories queued, want at most %d", len(a.queue), maxAhead)
+	}
+}
+
+// readsStore records the keys read from a memory store.
+type readsStore struct {
+	*memory.Store
+	mu   sync.Mutex
+	keys []string
+}
+
+func (s *readsStore) note(key string) {
+	s.mu.Lock()
+	s.keys = append(s.keys, key)
+	s.mu.Unlock()
+}
+
+func (s *readsStore) Get(ctx context.Context, key string) ([]byte, error) {
+	s.note(key)
+	return s.Store.Get(ctx, key)
+}
+
+func (s *readsStore) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	s.note(key)
+	return s.Store.GetRange(ctx, key, r)
+}
+
+// read reports whether a key below prefix was read.
+func (s *readsStore) read(prefix string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.ContainsFunc(s.keys, func(k string) bool { return strings.HasPrefix(k, prefix) })
+}
+
+// A walk that lists a group has the group it lists next loaded ahead: the
+// root's first child group when the root is listed, the next sibling when
+// a group of arrays is, and nothing past the last group. Nothing else is
+// loaded that the walk did not reach.
+func TestListAheadWalk(t *testing.T) {
+	ctx := context.Background()
+	st := &readsStore{Store: treeStore(t, 3, 4)}
+	h, err := zarr.Open(ctx, st, zarr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := h.Node(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := newRawFS(h, root, Config{}, log.New(io.Discard, "", 0))
+	buf := make([]byte, 32<<10)
+	groups := listPlus(t, raw, fuse.FUSE_ROOT_ID, buf) // g00, g01, g02
+	for i, want := range []struct{ loaded, notLoaded string }{
+		{"g00/a000/", "g01/a"}, // after the root
+		{"g01/a000/", "g02/a"}, // after g00
+		{"g02/a000/", ""},      // after g01
+		{"", ""},               // after g02
+	} {
+		for deadline := time.Now().Add(20 * time.Second); want.loaded != "" && !st.read(want.loaded); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("step %d: %s not loaded ahead", i, want.loaded)
+			}
+		}
+		if want.notLoaded != "" && st.read(want.notLoaded) {
+			t.Errorf("step %d: %s loaded before a walk reached it", i, want.notLoaded)
+		}
+		if i < len(groups) {
+			listPlus(t, raw, groups[i], buf)
+		}
+	}
+}
+
+// listPlus lists the directory nodeID with READDIRPLUS as the kernel does
+// and returns the node ids of its subdirectories.
+func listPlus(tb testing.TB, raw fuse.RawFileSystem, nodeID uint64, buf []byte) []uint64 {
+	var dirs []uint64
+	for off := uint64(0); ; {
+		out := fuse.NewDirEntryList(buf, off)
+		in := &fuse.ReadIn{InHeader: fuse.InHeader{NodeId: nodeID}, Offset: off, Size: uint32(len(buf))}
+		if st := raw.ReadDirPlus(nil, in, out); !st.Ok() {
+			tb.Fatalf("READDIRPLUS %d at %d: %v", nodeID, off, st)
+		}
+		data := out.Bytes()
+		if len(data) == 0 {
+			return dirs
+		}
+		for len(data) > 0 {
+			e := data[unsafe.Sizeof(fuse.EntryOut{}):]
+			if binary.LittleEndian.Uint32(e[20:]) == syscall.S_IFDIR>>12 {
+				dirs = append(dirs, binary.LittleEndian.Uint64(data))
+			}
+			data = e[(24+int(binary.LittleEndian.Uint32(e[16:]))+7)&^7:]
+		}
+		off = out.Offset
 	}
 }

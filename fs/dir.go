@@ -38,6 +38,9 @@ type listing struct {
 	v       *snapshot
 	node    *zarr.Node
 	entries []entry // nil until listed; listing errors are not remembered
+	// index maps names to their place in entries, once they are many
+	// (nil: search entries).
+	index map[string]int
 	// dirents are the entries as READDIRPLUS reports them (made with
 	// entries, for every handle the listing is read through).
 	dirents []fuse.DirEntry
@@ -114,22 +117,22 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 	}
 	node := l.node
 	var es []entry
-	var taken map[string]bool // the names in es, once they are many
+	var index map[string]int // the names in es, once they are many
 	add := func(e entry) {
 		if strings.HasPrefix(e.name, "__") || e.name == "" {
 			return
 		}
-		if taken == nil && len(es) >= 16 {
-			taken = make(map[string]bool, 2*len(es))
-			for _, e := range es {
-				taken[e.name] = true
+		if index == nil && len(es) >= 16 {
+			index = make(map[string]int, 2*len(es))
+			for i, e := range es {
+				index[e.name] = i
 			}
 		}
-		if taken != nil {
-			if taken[e.name] {
+		if index != nil {
+			if _, taken := index[e.name]; taken {
 				return
 			}
-			taken[e.name] = true
+			index[e.name] = len(es)
 		} else if slices.ContainsFunc(es, func(o entry) bool { return o.name == e.name }) {
 			return
 		}
@@ -154,13 +157,24 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 	for _, c := range children {
 		add(entry{name: c.Name(), child: c})
 	}
-	l.entries = es
+	l.entries, l.index = es, index
 	l.dirents = make([]fuse.DirEntry, len(es))
 	for i, e := range es {
 		l.dirents[i] = fuse.DirEntry{Name: e.name, Mode: entryMode(e), Ino: ino(node.Path, e.name), Off: uint64(i + 1)}
 	}
 	d.l = l
 	return l, nil
+}
+
+// find returns the place of name in the listing's entries, or -1.
+func (l *listing) find(name string) int {
+	if l.index != nil {
+		if i, ok := l.index[name]; ok {
+			return i
+		}
+		return -1
+	}
+	return slices.IndexFunc(l.entries, func(e entry) bool { return e.name == name })
 }
 
 // newChild builds the node of entry e of listing l.
@@ -214,10 +228,8 @@ func (d *dirNode) lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	stable := func(mode uint32) gofs.StableAttr {
 		return gofs.StableAttr{Mode: mode, Ino: ino(path, name), Gen: l.v.gen}
 	}
-	for _, e := range l.entries {
-		if e.name != name {
-			continue
-		}
+	if i := l.find(name); i >= 0 {
+		e := l.entries[i]
 		n := d.newChild(l, e)
 		n.attr(ctx, &out.Attr)
 		return d.NewInode(ctx, n, stable(entryMode(e))), 0
@@ -250,11 +262,58 @@ func (d *dirNode) OpendirHandle(ctx context.Context, _ uint32) (gofs.FileHandle,
 	if err != nil {
 		return nil, 0, d.m.log.errno(err)
 	}
+	if l.node.Kind != zarr.KindArray {
+		if next := d.walkNext(l); next != nil {
+			d.m.ahead.walk(next)
+		}
+	}
 	h := &dirHandle{d: d, l: l}
 	if d.m.snaps.ttl > 0 {
 		return h, 0, 0
 	}
 	return h, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// walkNext returns the group directory that a walk of the tree in the
+// order of its listings (find, ls -R, du) lists after the group d, listed
+// as l: d's first child group, else the next group after d in its parent's
+// listing. It is nil when there is none, or its node is not made yet.
+func (d *dirNode) walkNext(l listing) *dirNode {
+	for _, e := range l.entries {
+		if e.child != nil && e.child.Kind != zarr.KindArray {
+			return childDir(&d.Inode, e.name)
+		}
+	}
+	name, parent := d.Parent()
+	if parent == nil {
+		return nil
+	}
+	pd, ok := parent.Operations().(*dirNode)
+	if !ok {
+		return nil
+	}
+	pd.mu.Lock()
+	pl := pd.l
+	pd.mu.Unlock()
+	i := pl.find(name)
+	if i < 0 {
+		return nil
+	}
+	for _, e := range pl.entries[i+1:] {
+		if e.child != nil && e.child.Kind != zarr.KindArray {
+			return childDir(parent, e.name)
+		}
+	}
+	return nil
+}
+
+// childDir returns the directory node of p's child name, or nil.
+func childDir(p *gofs.Inode, name string) *dirNode {
+	if ch := p.GetChild(name); ch != nil {
+		d, _ := ch.Operations().(*dirNode)
+		return d
+	}
+	return nil
 }
 
 // dirHandle is an open directory of d: the listing it reads, the offset
