@@ -212,13 +212,21 @@ func TestInfoZIPReadsPerGet(t *testing.T) {
 // ErrChecksum when the data moved within the archive), without reading
 // outside the archive.
 func TestHostileLocalHeaders(t *testing.T) {
-	good := rawZip(rawMember{name: "k", data: value})
 	le := binary.LittleEndian
+	// A zip64 extra field holding only the local header's offset, which
+	// the central entry's own field then says to find there.
+	zip64 := le.AppendUint16(le.AppendUint16(nil, 1), 8)
+	zip64 = le.AppendUint64(zip64, 1<<63+5)
+	good := rawZip(rawMember{name: "k", data: value, central: zip64})
 	cd := bytes.Index(good, []byte("PK\x01\x02"))
+	le.PutUint32(good[cd+42:], 0) // the header's offset, while not zip64
 	edit := func(f func(b []byte)) []byte {
 		b := bytes.Clone(good)
 		f(b)
 		return b
+	}
+	if _, err := Open(bytes.NewReader(good), int64(len(good)), Options{}); err != nil {
+		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name    string
@@ -232,6 +240,7 @@ func TestHostileLocalHeaders(t *testing.T) {
 		{"header offset at the central directory", edit(func(b []byte) { le.PutUint32(b[cd+42:], uint32(cd)) }), archivezip.ErrFormat},
 		{"header offset 10 bytes before the end", edit(func(b []byte) { le.PutUint32(b[cd+42:], uint32(len(b)-10)) }), archivezip.ErrFormat},
 		{"header offset past the end", edit(func(b []byte) { le.PutUint32(b[cd+42:], 0xfffffff0) }), archivezip.ErrFormat},
+		{"zip64 header offset past 2⁶³", edit(func(b []byte) { le.PutUint32(b[cd+42:], 0xffffffff) }), archivezip.ErrFormat},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := &readsAt{b: c.archive}

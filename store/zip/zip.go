@@ -101,15 +101,16 @@ const (
 )
 
 // offsetProbe is the io.ReaderAt the store gives archive/zip. It reads
-// the archive until probing is set; then a read through it reads nothing
-// and notes its offset. archive/zip does not tell where a member's local
-// header is, but File.DataOffset reads the header there: calling it while
-// probing tells the offset without a read, so that the store can read the
-// header and the data together (Store.locate).
+// the archive until probing is set; from then on a read through it reads
+// nothing and notes its offset. archive/zip does not tell where a member's
+// local header is, but File.DataOffset reads the header there: calling it
+// while probing tells the offset without a read, so that the store can
+// read the header and the data together (Store.locate). The store reads
+// nothing else through archive/zip once the central directory is read.
 type offsetProbe struct {
 	io.ReaderAt
-	probing bool
-	at      int64
+	probing, asked bool
+	at             int64
 }
 
 var errProbe = errors.New("zip store: offset probe")
@@ -118,14 +119,15 @@ func (p *offsetProbe) ReadAt(b []byte, off int64) (int, error) {
 	if !p.probing {
 		return p.ReaderAt.ReadAt(b, off)
 	}
-	p.at = off
+	p.asked, p.at = true, off
 	return 0, errProbe
 }
 
-// headerOffset returns the offset of f's local header.
+// headerOffset returns the offset of f's local header (unchecked: a
+// hostile one may be negative or beyond the archive's end).
 func (p *offsetProbe) headerOffset(f *archivezip.File) (int64, error) {
-	p.probing, p.at = true, -1
-	if _, err := f.DataOffset(); !errors.Is(err, errProbe) || p.at < 0 {
+	p.probing, p.asked = true, false
+	if _, err := f.DataOffset(); !errors.Is(err, errProbe) || !p.asked {
 		return 0, fmt.Errorf("archive/zip did not read %q's local header where the store can see it (%v)", f.Name, err)
 	}
 	return p.at, nil
