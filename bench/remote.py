@@ -13,6 +13,7 @@ At each delay of REMOTE_DELAYS (0,20,50,100 ms; bandwidth REMOTE_BW, 80e6 B/s pe
 in REMOTE_ROUNDS (2) rounds whose order rotates, each read of the whole array:
   zarr-python 2.13 + fsspec (HTTP, aiohttp): zarr.open_consolidated(URL)["arr"][:], timed in process
   mount over HTTP and over S3: np.fromfile(MOUNT/arr/data) on a fresh mount
+  mount over HTTP read by cat(1) > /dev/null on a fresh mount: the same reader as zarrfs cat's
   zarrfs cat over HTTP and over S3, > /dev/null, the whole process
 Then, at 50 ms: random 4 KiB preads of the sharded array on a fresh mount (one per inner chunk,
 cold); `find` over the S3 hierarchy (fresh mount, no consolidated metadata) against zarr-python
@@ -137,7 +138,7 @@ def s3flags(url):
 def bench_read(s3, out):
     size = os.path.getsize(os.path.join(DIR, "raw.bin"))
     want = zlib.crc32(open(os.path.join(DIR, "raw.bin"), "rb").read())
-    methods = ["python", "mount-http", "mount-s3", "cat-http", "cat-s3"]
+    methods = ["python", "mount-http", "mount-s3", "mount-http-cat", "cat-http", "cat-s3"]
     res = {d: {m: [] for m in methods} for d in DELAYS}
     for d in DELAYS:
         h, p = farstore(d, "-dir", os.path.join(DIR, "http")), farstore(d, "-target", s3.url)
@@ -146,10 +147,13 @@ def bench_read(s3, out):
                 order = methods[rnd % len(methods):] + methods[:rnd % len(methods)]
                 for m in order:
                     bench.prewarm(size)
-                    check = rnd == 0 and not m.startswith("cat")
+                    check = rnd == 0 and m in ("python", "mount-http", "mount-s3")
                     crc = ["crc"] if check else []
                     if m == "python":
                         r = bench.read("zarr-http", h.url + "/far.zarr", *crc)
+                    elif m == "mount-http-cat":
+                        with bench.Mount(h.url + "/far.zarr", [], env=S3ENV) as mnt:
+                            r = {"s": bench.timed("cat", os.path.join(mnt.mnt, "arr", "data"))}
                     elif m.startswith("mount"):
                         store, extra = (h.url + "/far.zarr", []) if m == "mount-http" else ("s3://bench/far.zarr", s3flags(p.url))
                         with bench.Mount(store, extra, env=S3ENV) as mnt:
@@ -168,14 +172,15 @@ def bench_read(s3, out):
             p.close()
     out.append("### Whole-array reads, %d MiB float32 in 1 MiB zstd chunks (MB/s, median of %d rounds; %.0f MB/s per connection)\n"
                % (size >> 20, ROUNDS, BW / 1e6))
-    out.append("| first-byte delay | zarr-python + fsspec | mount HTTP | mount S3 | cat HTTP | cat S3 | mount HTTP / python | cat HTTP / python | mount / cat (HTTP) | S3 / HTTP (mount) |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|")
+    out.append("| first-byte delay | zarr-python + fsspec | mount HTTP | mount S3 | mount HTTP, cat(1) | cat HTTP | cat S3 "
+               "| mount HTTP / python | cat HTTP / python | mount / cat (HTTP) | mount, cat(1) / cat (HTTP) | S3 / HTTP (mount) |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for d in DELAYS:
         mb = {m: size / 1e6 / statistics.median(res[d][m]) for m in methods}
-        out.append("| %d ms | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |" % (
-            d, mb["python"], mb["mount-http"], mb["mount-s3"], mb["cat-http"], mb["cat-s3"],
+        out.append("| %d ms | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
+            d, mb["python"], mb["mount-http"], mb["mount-s3"], mb["mount-http-cat"], mb["cat-http"], mb["cat-s3"],
             mb["mount-http"] / mb["python"], mb["cat-http"] / mb["python"], mb["mount-http"] / mb["cat-http"],
-            mb["mount-s3"] / mb["mount-http"]))
+            mb["mount-http-cat"] / mb["cat-http"], mb["mount-s3"] / mb["mount-http"]))
     out.append("")
 
 
