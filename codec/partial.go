@@ -29,12 +29,15 @@ type ReaderInto interface {
 }
 
 // Memo is implemented by RangeReaders that keep, for the later partial
-// decodes of the same chunk, what a decoder read of the chunk's structure
-// before it could decode a part (a shard's index): Remember returns what
-// it keeps, or calls load once for all concurrent callers and keeps what
-// load returns. The engine keeps it in its chunk cache, bounded in bytes.
+// decodes of the same chunk, what a decoder made of it: part 0 is the
+// chunk's structure, read before any part could decode (a shard's index);
+// part k > 0 is piece k-1 of the chunk, decoded (a shard's inner chunk,
+// which a random reader's next read may need again). Remember returns
+// what it keeps of part, or calls load once for all concurrent callers and
+// keeps what load returns. The engine keeps it in its chunk cache, bounded
+// in bytes.
 type Memo interface {
-	Remember(ctx context.Context, load func(context.Context) (Memoized, error)) (Memoized, error)
+	Remember(ctx context.Context, part int64, load func(context.Context) (Memoized, error)) (Memoized, error)
 }
 
 // Memoized is what a Memo keeps: immutable, safe for concurrent use, and

@@ -27,24 +27,28 @@ func (r *intoReader) ReadInto(_ context.Context, p []byte, off int64) (int64, er
 	return size, nil
 }
 
-// memoReader is a countingReader that is also a Memo, remembering one value.
+// memoReader is a countingReader that is also a Memo, remembering a value
+// per part.
 type memoReader struct {
 	countingReader
 	mu    sync.Mutex
-	kept  Memoized
-	loads int
+	kept  map[int64]Memoized
+	loads map[int64]int
 }
 
-func (r *memoReader) Remember(ctx context.Context, load func(context.Context) (Memoized, error)) (Memoized, error) {
+func (r *memoReader) Remember(ctx context.Context, part int64, load func(context.Context) (Memoized, error)) (Memoized, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.kept != nil {
-		return r.kept, nil
+	if v, ok := r.kept[part]; ok {
+		return v, nil
 	}
-	r.loads++
+	if r.kept == nil {
+		r.kept, r.loads = map[int64]Memoized{}, map[int64]int{}
+	}
+	r.loads[part]++
 	v, err := load(ctx)
 	if err == nil {
-		r.kept = v
+		r.kept[part] = v
 	}
 	return v, err
 }
@@ -146,8 +150,8 @@ func TestDecodeParts(t *testing.T) {
 					}
 				}
 			}
-			if m, ok := r.(*memoReader); ok && m.loads != 1 {
-				t.Errorf("the shard index was read %d times, want once", m.loads)
+			if m, ok := r.(*memoReader); ok && m.loads[0] != 1 {
+				t.Errorf("the shard index was read %d times, want once", m.loads[0])
 			}
 			// A missing chunk is the reader's error.
 			if err := p.DecodeParts(context.Background(), c.reader(nil), [][]byte{make([]byte, 2)}, []int64{0}); !errors.Is(err, fs.ErrNotExist) {
@@ -204,5 +208,63 @@ func TestDecodePartsWrongSize(t *testing.T) {
 	}
 	if err := bp.DecodeParts(ctx, &countingReader{data: enc}, [][]byte{make([]byte, 4)}, []int64{0}); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("blosc, 64 bytes for 32: %v, want ErrCorrupt", err)
+	}
+}
+
+// TestDecodePartsRemembersInnerChunks: through a Memo, a part that lies
+// in one inner chunk decodes that inner chunk whole, once; another part
+// of the same inner chunk then reads nothing. A part spanning inner
+// chunks, or with no Memo, is read as before.
+func TestDecodePartsRemembersInnerChunks(t *testing.T) {
+	spec := ArraySpec{Shape: []int{16, 24}, DataType: DataType{Name: "uint16", Size: 2}, FillValue: []byte{7, 0}}
+	chunk := testData(spec.ByteSize(), 5)
+	p, err := NewPipeline(mustParse(t, `[{"name": "sharding_indexed", "configuration": {"chunk_shape": [4, 6], "codecs": ["bytes", {"name": "gzip"}]}}]`), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := p.Encode(chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &memoReader{countingReader: countingReader{data: enc}}
+	read := func(off, n int64) int {
+		t.Helper()
+		before := len(r.reads)
+		dst := make([]byte, n)
+		if err := p.DecodeParts(context.Background(), r, [][]byte{dst}, []int64{off}); err != nil {
+			t.Fatalf("DecodeParts %d+%d: %v", off, n, err)
+		}
+		if !bytes.Equal(dst, chunk[off:off+n]) {
+			t.Errorf("part %d+%d differs", off, n)
+		}
+		return len(r.reads) - before
+	}
+	row := int64(2 * 24) // bytes per row of the shard
+	// Inner chunk (1, 1): rows 4-7, columns 6-11.
+	if n := read(5*row+2*7, 2*3); n != 2 {
+		t.Errorf("first part of inner chunk (1, 1): %d reads, want 2 (index, inner chunk)", n)
+	}
+	if n := read(7*row+2*6, 2*6); n != 0 {
+		t.Errorf("second part of inner chunk (1, 1): %d reads, want none", n)
+	}
+	if r.loads[1*4+1+1] != 1 {
+		t.Errorf("inner chunk (1, 1) decoded %d times, want once", r.loads[1*4+1+1])
+	}
+	// Columns 10-13 span inner chunks (1, 1) and (1, 2): read, not kept.
+	if n := read(4*row+2*10, 2*4); n != 1 {
+		t.Errorf("part spanning inner chunks: %d reads, want 1", n)
+	}
+	if len(r.kept) != 2 {
+		t.Errorf("%d parts kept, want 2 (index, one inner chunk)", len(r.kept))
+	}
+	// Without a Memo every part reads its inner chunk.
+	plain := &countingReader{data: enc}
+	for range 2 {
+		if err := p.DecodeParts(context.Background(), plain, [][]byte{make([]byte, 6)}, []int64{5*row + 2*7}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(plain.reads) != 4 {
+		t.Errorf("no memo: %d reads for two parts, want 4", len(plain.reads))
 	}
 }

@@ -741,18 +741,87 @@ func (s *Sharding) DecodeParts(ctx context.Context, r RangeReader, decoded Array
 		eoffs[i], elens[i] = off/item, int64(len(dsts[i]))/item
 	}
 	box := nd.Bound(shape, eoffs, elens)
-	start, size := make([]int, len(shape)), make([]int, len(shape))
-	for d := range shape {
-		start[d], size[d] = int(box.Start[d]), int(box.Shape[d])
-	}
-	data, err := s.decodeRegionWithIndex(ctx, r, idx, decoded, start, size)
+	data, inner, err := s.rememberedInner(ctx, r, idx, decoded, box)
 	if err != nil {
 		return err
+	}
+	if data != nil && placeable(inner, shape, eoffs, elens) {
+		box = inner
+	} else {
+		start, size := make([]int, len(shape)), make([]int, len(shape))
+		for d := range shape {
+			start[d], size[d] = int(box.Start[d]), int(box.Shape[d])
+		}
+		if data, err = s.decodeRegionWithIndex(ctx, r, idx, decoded, start, size); err != nil {
+			return err
+		}
 	}
 	for i, dst := range dsts {
 		copy(dst, data[box.Offset(shape, eoffs[i])*item:])
 	}
 	return nil
+}
+
+// innerChunk is a decoded inner chunk that a Memo keeps.
+type innerChunk []byte
+
+func (c innerChunk) Size() int { return len(c) }
+
+// rememberedInner returns, when box lies in one inner chunk of the shard
+// and r is a Memo, that inner chunk decoded, through the Memo: decoded once
+// and kept, so that a random reader's next read in it (another page of the
+// same rows) costs no request. It returns nil, and no error, when box
+// spans inner chunks, r keeps nothing or the inner chunks are shards
+// themselves (decoded in part).
+func (s *Sharding) rememberedInner(ctx context.Context, r RangeReader, idx *shardIndex, decoded ArraySpec, box nd.Box[int64]) ([]byte, nd.Box[int64], error) {
+	m, ok := r.(Memo)
+	if !ok {
+		return nil, box, nil
+	}
+	l, err := s.layout(decoded)
+	if err != nil {
+		return nil, box, err
+	}
+	if cs := l.inner.Codecs(); len(cs) == 1 {
+		if _, nested := cs[0].(*Sharding); nested {
+			return nil, box, nil
+		}
+	}
+	part := int64(0)
+	start, size := make([]int, len(box.Start)), slices.Clone(s.chunkShape)
+	inner := nd.Box[int64]{Start: make([]int64, len(box.Start)), Shape: make([]int64, len(box.Start))}
+	for d, b := range box.Start {
+		c := b / int64(size[d])
+		if (b+box.Shape[d]-1)/int64(size[d]) != c {
+			return nil, box, nil
+		}
+		part = part*int64(l.chunksPerShard[d]) + c
+		start[d] = int(c) * size[d]
+		inner.Start[d], inner.Shape[d] = int64(start[d]), int64(size[d])
+	}
+	v, err := m.Remember(ctx, part+1, func(ctx context.Context) (Memoized, error) {
+		data, err := s.decodeRegionWithIndex(ctx, r, idx, decoded, start, size)
+		return innerChunk(data), err
+	})
+	if err != nil {
+		return nil, box, err
+	}
+	data, ok := v.(innerChunk)
+	if !ok || len(data) != nd.Product(size)*decoded.DataType.Size {
+		return nil, box, fmt.Errorf("%s: the memo of inner chunk %d holds a %T of %d bytes", shardingName, part, v, len(data))
+	}
+	return data, inner, nil
+}
+
+// placeable reports whether each range [eoffs[i], eoffs[i]+elens[i]) of
+// the C-order array of shape is one run of the box's own C-order elements.
+func placeable(b nd.Box[int64], shape, eoffs, elens []int64) bool {
+	for i, off := range eoffs {
+		if b.Offset(shape, off+elens[i]-1)-b.Offset(shape, off) != elens[i]-1 {
+			return false
+		}
+	}
+	return true
 }
 
 // cachedIndex returns the index of the shard r reads: from r's Memo when it is
@@ -762,7 +831,7 @@ func (s *Sharding) cachedIndex(ctx context.Context, r RangeReader, decoded Array
 	if !ok {
 		return s.readIndex(ctx, r, decoded)
 	}
-	v, err := m.Remember(ctx, func(ctx context.Context) (Memoized, error) { return s.readIndex(ctx, r, decoded) })
+	v, err := m.Remember(ctx, 0, func(ctx context.Context) (Memoized, error) { return s.readIndex(ctx, r, decoded) })
 	if err != nil {
 		return nil, err
 	}

@@ -712,6 +712,21 @@ func FuzzShardIndex(f *testing.F) {
 		case err == nil && !bytes.Equal(part, shardCrop(whole, spec.Shape, []int{1, 1}, []int{3, 2}, 1)):
 			t.Fatalf("readRegion = %v, Decode = %v", part, whole)
 		}
+		// Element (1, 1) through a Memo: its inner chunk decoded whole
+		// and kept, read twice.
+		m := &memoReader{countingReader: countingReader{data: shard}}
+		for range 2 {
+			elem := make([]byte, 1)
+			merr := s.DecodeParts(context.Background(), m, spec, [][]byte{elem}, []int64{5})
+			switch {
+			case merr != nil && !errors.Is(merr, ErrCorrupt):
+				t.Fatalf("DecodeParts: %v, want ErrCorrupt", merr)
+			case err == nil && merr != nil:
+				t.Fatalf("Decode succeeded, DecodeParts: %v", merr)
+			case err == nil && elem[0] != whole[5]:
+				t.Fatalf("DecodeParts = %v, Decode = %v", elem, whole)
+			}
+		}
 	})
 }
 

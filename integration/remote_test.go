@@ -239,6 +239,20 @@ func TestRemoteRequestCounts(t *testing.T) {
 			t.Errorf("first request %q: want a suffix range of the shard index", paths[0])
 		}
 	}
+	// Another element of an inner chunk read before: decoded then and
+	// kept, so no request at all.
+	ij := [2]int{57 - 57%rs.shardedChunks[0], 63 - 63%rs.shardedChunks[1]}
+	at := int64(ij[0]*cols+ij[1]) * 4
+	var again [4]byte
+	if _, err := n.Array.ReadAt(ctx, again[:], at); err != nil {
+		t.Fatal(err)
+	}
+	if string(again[:]) != string(ref[at:at+4]) {
+		t.Errorf("element %v: wrong bytes", ij)
+	}
+	if c := srv.Counts(); len(c) != 0 {
+		t.Errorf("reading element %v, in the inner chunk of element [57 63] read before, sent %v; want nothing", ij, c)
+	}
 	// A row across a shard no read has touched: its index, then its
 	// adjacent inner chunks (5 of them) in one ranged GET, not one each.
 	row, width := 85, rs.shardedShards[1]

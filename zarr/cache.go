@@ -25,7 +25,8 @@ type chunkValue struct {
 	// are never cached.
 	placed bool
 	// memo is what a codec's partial decoder keeps of the chunk (a shard's
-	// index), cached under the chunk's chunkID with memo set.
+	// index, a decoded inner chunk), cached under the chunk's chunkID with
+	// memo set.
 	memo codec.Memoized
 	// stored is what the store said of the stored chunk when it was read
 	// (Options.Live), to tell later whether it changed.
@@ -124,14 +125,14 @@ type timeout struct {
 
 // chunkID names a chunk in the cache, which the arrays of a hierarchy
 // share: the array (Array.id), the chunk's linear index (C order over the
-// chunk grid), and whether it names what the codecs keep of the chunk for
-// partial decodes (a shard's index) rather than the decoded chunk.
+// chunk grid), and, in memo, 0 for the decoded chunk or, for what the
+// codecs keep of it for partial decodes (codec.Memo), their part plus 1.
 // A comparable value, not a string: a read of many small chunks looks up
 // each of them, and building a key string per lookup cost a tenth of it.
 type chunkID struct {
 	array uint64
 	chunk int64
-	memo  bool
+	memo  int64
 }
 
 type cacheEntry struct {

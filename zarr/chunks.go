@@ -39,15 +39,15 @@ func (c storedChunk) ReadSuffix(ctx context.Context, n int64) ([]byte, error) {
 }
 
 // Remember implements codec.Memo through the cache (one load at a time
-// per chunk). A chunk that does not exist is remembered too: later calls
-// fail at once with an error matching store.ErrNotExist.
-func (c storedChunk) Remember(ctx context.Context, load func(context.Context) (codec.Memoized, error)) (codec.Memoized, error) {
+// per chunk and part). A chunk that does not exist is remembered too:
+// later calls fail at once with an error matching store.ErrNotExist.
+func (c storedChunk) Remember(ctx context.Context, part int64, load func(context.Context) (codec.Memoized, error)) (codec.Memoized, error) {
 	a := c.a
 	if a.cache == nil {
 		return load(ctx)
 	}
 	id := a.cacheID(c.lin)
-	id.memo = true
+	id.memo = part + 1
 	v, err := a.cache.get(ctx, id, func(ctx context.Context) (*chunkValue, func() bool, error) {
 		writes := a.writes.Load()
 		valid := func() bool { return a.writes.Load() == writes }
