@@ -3,6 +3,7 @@ package zarr
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -231,4 +232,49 @@ func BenchmarkRandomReads(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkLoadV2Tree loads every node of a v2 hierarchy of 1,000 arrays
+// (10 groups of 100, as make bench's tree) in a directory store, each
+// time in a freshly opened hierarchy: the documents' reads and their
+// parsing, what listing a fresh mount costs per node.
+func BenchmarkLoadV2Tree(b *testing.B) {
+	const groups, per = 10, 100
+	ctx := context.Background()
+	st, err := dir.Open(b.TempDir(), dir.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := CreateGroup(ctx, st, "", GroupMeta{Format: FormatV2}); err != nil {
+		b.Fatal(err)
+	}
+	for g := range groups {
+		grp := fmt.Sprintf("g%02d", g)
+		if err := CreateGroup(ctx, st, grp, GroupMeta{Format: FormatV2}); err != nil {
+			b.Fatal(err)
+		}
+		for a := range per {
+			if _, err := CreateArray(ctx, st, fmt.Sprintf("%s/a%03d", grp, a), ArrayMeta{Format: FormatV2,
+				Shape: []int64{64}, ChunkShape: []int64{8}, DataType: "<i4", FillValue: 0}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		h, err := Open(ctx, st, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		grps, err := h.Children(ctx, "")
+		if err != nil || len(grps) != groups {
+			b.Fatal(len(grps), err)
+		}
+		for _, g := range grps {
+			if arrs, err := h.Children(ctx, g.Path); err != nil || len(arrs) != per {
+				b.Fatal(len(arrs), err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*groups*per), "ns/array")
 }
