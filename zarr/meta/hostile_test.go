@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -55,6 +56,26 @@ func FuzzDecodeObject(f *testing.F) {
 	f.Add([]byte(`{"k\"": {"0": 0, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "10": 10, "11": 11, "12": 12, "13": 13, "14": 14, "15": 15, "16": 16, "17": 17, "3": 3}, "K\"": []}`))
 	f.Add([]byte(`[{"a": 1}, {"a": 1}, {"b": [{"c": 1, "C": 1}]}]`))
 	f.Add([]byte(`{"a": NaN, "b": [-Infinity, {"c": Infinity}], NaN: 1}`))
+	// Documents scanObject reads in one pass, and near misses.
+	for _, d := range v2Docs {
+		f.Add([]byte(d.zarray))
+		f.Add([]byte(d.attr))
+	}
+	f.Add([]byte(`{"a": [-0, 0.5e+3, 1E-2, -12.25, true, false, null, "\u00e9\n\/", "é"], "b": {}, "c": [], "d": {"e": {"f": [[]]}}}`))
+	f.Add([]byte(`{"a": 01}`))
+	f.Add([]byte(`{"a": 1.}`))
+	f.Add([]byte(`{"a": -}`))
+	f.Add([]byte(`{"a": "\x"}`))
+	f.Add([]byte("{\"a\": \"\t\"}"))
+	f.Add([]byte(`{"a": 1} x`))
+	f.Add([]byte(`{"a": 1,}`))
+	f.Add([]byte(`{"Zarr_Format": 2, "zarr_format": 2}`))
+	f.Add([]byte(`{"a1": 1, "a2": 2, "a3": 3, "a4": 4, "a5": 5, "a6": 6, "a7": 7, "a8": 8, "a9": 9, "a10": 10, "a11": 11, "a12": 12, "a13": 13, "a14": 14, "a15": 15, "a16": 16, "a17": 17, "A3": 3}`))
+	f.Add([]byte(`{"x": {"a1": 1, "a2": 2, "a3": 3, "a4": 4, "a5": 5, "a6": 6, "a7": 7, "a8": 8, "a9": 9, "a10": 10, "a11": 11, "a12": 12, "a13": 13, "a14": 14, "a15": 15, "a16": 16, "a17": 17, "a3": 3, "A3": 3}}`))
+	f.Add([]byte(`{"a": -Infinity, "b": "NaN", "c": [NaN]}`))
+	f.Add([]byte(`{"a": -Inf}`))
+	f.Add([]byte(strings.Repeat("[", 300) + strings.Repeat("]", 300)))
+	f.Add([]byte(`{"a": ` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`))
 	for _, prefix := range []string{"v1-", "v2-", "v3-"} {
 		for _, b := range hostileSeeds(f, prefix) {
 			f.Add(b)
@@ -71,6 +92,7 @@ func FuzzDecodeObject(f *testing.F) {
 				t.Fatalf("pythonJSON changed valid JSON %q to %q", doc, pythonJSON(doc))
 			}
 		}
+		sameAsSlowly(t, doc)
 		obj, err := DecodeObject("doc", doc)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidMetadata) {
@@ -89,6 +111,33 @@ func FuzzDecodeObject(f *testing.F) {
 			folded[strings.ToLower(k)] = true
 		}
 	})
+}
+
+// sameAsSlowly fails t unless decodeObject, which reads a usual document
+// in one pass (scanObject), returns for doc what the general path
+// returns: the same members, error and turned document.
+func sameAsSlowly(t *testing.T, doc []byte) {
+	t.Helper()
+	got, gotDoc, gotErr := decodeObject("doc", doc)
+	wantDoc := pythonJSON(doc)
+	want, wantErr := decodeObjectSlowly("doc", wantDoc)
+	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+		t.Fatalf("decodeObject(%q): error %v, slowly %v", doc, gotErr, wantErr)
+	}
+	if gotErr != nil {
+		return
+	}
+	if !bytes.Equal(gotDoc, wantDoc) {
+		t.Fatalf("decodeObject(%q): document %q, slowly %q", doc, gotDoc, wantDoc)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("decodeObject(%q): %d members, slowly %d", doc, len(got), len(want))
+	}
+	for k, v := range want {
+		if g, found := got[k]; !found || !bytes.Equal(g, v) {
+			t.Fatalf("decodeObject(%q): member %q is %q, slowly %q", doc, k, g, v)
+		}
+	}
 }
 
 // sameMembers fails t unless splitObject splits doc (valid JSON) into the

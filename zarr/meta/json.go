@@ -19,10 +19,34 @@ import (
 // documents over MaxDocumentSize, non-JSON and non-objects. Bare NaN,
 // Infinity and -Infinity are read as pythonJSON turns them.
 func DecodeObject(name string, doc []byte) (map[string]json.RawMessage, error) {
+	obj, _, err := decodeObject(name, doc)
+	return obj, err
+}
+
+// decodeObject is DecodeObject that also returns doc as pythonJSON turns
+// it. A usual document is read in one pass (scanObject); the others, and
+// those it refuses, are read by decodeObjectSlowly.
+func decodeObject(name string, doc []byte) (map[string]json.RawMessage, []byte, error) {
 	if len(doc) > MaxDocumentSize {
-		return nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrInvalidMetadata, name, len(doc), MaxDocumentSize)
+		return nil, nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrInvalidMetadata, name, len(doc), MaxDocumentSize)
+	}
+	obj, outcome := scanObject(doc)
+	if outcome == scanPython {
+		doc = pythonJSON(doc)
+		obj, outcome = scanObject(doc)
+	}
+	if outcome == scanned {
+		return obj, doc, nil
 	}
 	doc = pythonJSON(doc)
+	obj, err := decodeObjectSlowly(name, doc)
+	return obj, doc, err
+}
+
+// decodeObjectSlowly is DecodeObject for a document pythonJSON has turned,
+// reading it three times: it decides what scanObject leaves to it, and
+// says why it refuses a document.
+func decodeObjectSlowly(name string, doc []byte) (map[string]json.RawMessage, error) {
 	if !json.Valid(doc) {
 		return decodeObjectError(name, doc)
 	}

@@ -23,3 +23,29 @@ func TestPythonJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestScanObject checks that the usual documents are read in one pass
+// (scanObject), and that those with Python's bare NaN are after
+// pythonJSON; FuzzDecodeObject checks that the pass agrees with the
+// general path.
+func TestScanObject(t *testing.T) {
+	for _, d := range v2Docs {
+		for _, doc := range []string{d.zarray, d.attr} {
+			if doc == "" {
+				continue
+			}
+			_, outcome := scanObject([]byte(doc))
+			if outcome == scanPython {
+				_, outcome = scanObject(pythonJSON([]byte(doc)))
+			}
+			if outcome != scanned {
+				t.Errorf("%s: scanObject left %s to the general path", d.name, doc)
+			}
+		}
+	}
+	for _, doc := range []string{`{"a": 1, "A": 2}`, `{"\u0061": 1}`, `{"a": [1,]}`, `{"é": 1}`} {
+		if _, outcome := scanObject([]byte(doc)); outcome != scanOther {
+			t.Errorf("scanObject(%s) = %d, want scanOther", doc, outcome)
+		}
+	}
+}

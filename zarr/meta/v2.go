@@ -44,10 +44,11 @@ func ParseV2Group(doc []byte) error {
 // that any reader takes: bare NaN and Infinity turned as pythonJSON turns
 // them.
 func ParseAttributes(name string, doc []byte) (json.RawMessage, error) {
-	if _, err := DecodeObject(name, doc); err != nil {
+	_, doc, err := decodeObject(name, doc)
+	if err != nil {
 		return nil, err
 	}
-	return json.RawMessage(pythonJSON(doc)), nil
+	return json.RawMessage(doc), nil
 }
 
 // dimensionNamesFromAttrs returns the xarray _ARRAY_DIMENSIONS attribute

@@ -1,0 +1,399 @@
+package meta
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+)
+
+// This file is DecodeObject's one pass over a document: it checks the
+// JSON, the member names and splits the top-level members at once, where
+// the general path (json.Valid, splitObject, checkMemberNames) reads the
+// document three times. It takes only documents it is sure of, the usual
+// ones; any other (not JSON, not an object, a repeated name, a member name
+// with an escape or a byte beyond ASCII, deep nesting) is left to the
+// general path, which decides and says why. What it returns for a
+// document it takes is what the general path returns for it.
+
+// scanOutcome is what scanObject made of a document.
+type scanOutcome int
+
+const (
+	scanned    scanOutcome = iota // the members are returned
+	scanPython                    // a bare NaN or Infinity where a value belongs
+	scanOther                     // anything else: left to the general path
+)
+
+// maxScanDepth is the nesting beyond which scanObject leaves a document
+// to the general path (encoding/json has its own limit).
+const maxScanDepth = 200
+
+// manyNames is how many member names an object has before the checks of
+// repeated names look them up in a map rather than in a list.
+const manyNames = 16
+
+// scanner is the state of scanObject.
+type scanner struct {
+	doc    []byte
+	python bool
+	// names holds the member names of the open objects, the innermost's
+	// last.
+	names   [][]byte
+	members []scanMember
+	folded  map[string]struct{} // the top-level names in lower case, once there are many
+}
+
+// scanMember is a top-level member: its name and value in doc.
+type scanMember struct {
+	name, value []byte
+}
+
+// scanObject checks and splits doc in one pass. When it returns scanned,
+// obj holds the top-level members as splitObject returns them for doc
+// (the values sharing one copy of doc), and doc is valid JSON that
+// checkMemberNames accepts.
+func scanObject(doc []byte) (obj map[string]json.RawMessage, outcome scanOutcome) {
+	i := skipSpace(doc, 0)
+	if i >= len(doc) || doc[i] != '{' {
+		return nil, scanOther
+	}
+	s := scanners.Get().(*scanner)
+	defer s.release()
+	s.doc = bytes.Clone(doc)
+	end, ok := s.object(i, 1)
+	if !ok || skipSpace(s.doc, end) != len(s.doc) {
+		if s.python {
+			return nil, scanPython
+		}
+		return nil, scanOther
+	}
+	obj = make(map[string]json.RawMessage, len(s.members))
+	for _, m := range s.members {
+		obj[memberKey(m.name)] = json.RawMessage(m.value[:len(m.value):len(m.value)])
+	}
+	return obj, scanned
+}
+
+// scanners holds scanners for reuse: their lists stay allocated.
+var scanners = sync.Pool{New: func() any {
+	return &scanner{names: make([][]byte, 0, 2*manyNames), members: make([]scanMember, 0, manyNames)}
+}}
+
+// release returns s, emptied, to scanners.
+func (s *scanner) release() {
+	clear(s.names[:cap(s.names)])
+	clear(s.members[:cap(s.members)])
+	*s = scanner{names: s.names[:0], members: s.members[:0]}
+	scanners.Put(s)
+}
+
+// value checks the value at doc[i] (not white space), at the given depth
+// of nesting, and returns the index just after it.
+func (s *scanner) value(i, depth int) (int, bool) {
+	doc := s.doc
+	if i >= len(doc) {
+		return i, false
+	}
+	switch c := doc[i]; {
+	case c == '{':
+		return s.object(i, depth+1)
+	case c == '[':
+		return s.array(i, depth+1)
+	case c == '"':
+		end, _, ok := s.str(i)
+		return end, ok
+	case c == '-' || c >= '0' && c <= '9':
+		return s.number(i)
+	case c == 't':
+		return literal(doc, i, "true")
+	case c == 'f':
+		return literal(doc, i, "false")
+	case c == 'n':
+		return literal(doc, i, "null")
+	case c == 'N' || c == 'I':
+		s.python = true
+	}
+	return i, false
+}
+
+// literal checks that word starts at doc[i].
+func literal(doc []byte, i int, word string) (int, bool) {
+	if bytes.HasPrefix(doc[i:], []byte(word)) {
+		return i + len(word), true
+	}
+	return i, false
+}
+
+// object checks the object at doc[i] == '{', the depth-th open container.
+func (s *scanner) object(i, depth int) (int, bool) {
+	if depth > maxScanDepth {
+		return i, false
+	}
+	doc := s.doc
+	i = skipSpace(doc, i+1)
+	if i < len(doc) && doc[i] == '}' {
+		return i + 1, true
+	}
+	first := len(s.names) // this object's names are s.names[first:]
+	defer func() { s.names = s.names[:first] }()
+	var set map[string]struct{} // its names, once there are many
+	for {
+		if i >= len(doc) || doc[i] != '"' {
+			return i, false
+		}
+		end, plain, ok := s.str(i)
+		if !ok || !plain {
+			return i, false
+		}
+		name := doc[i+1 : end-1]
+		if !s.newName(first, &set, name, depth == 1) {
+			return i, false
+		}
+		if i = skipSpace(doc, end); i >= len(doc) || doc[i] != ':' {
+			return i, false
+		}
+		start := skipSpace(doc, i+1)
+		if i, ok = s.value(start, depth); !ok {
+			return i, false
+		}
+		if depth == 1 {
+			s.members = append(s.members, scanMember{name, doc[start:i]})
+		}
+		if i = skipSpace(doc, i); i >= len(doc) {
+			return i, false
+		}
+		switch doc[i] {
+		case '}':
+			return i + 1, true
+		case ',':
+			i = skipSpace(doc, i+1)
+		default:
+			return i, false
+		}
+	}
+}
+
+// newName records name (plain ASCII), a member name of the object whose
+// names are s.names[first:] and *set: false when the object already has
+// it or, at the top level (top), one that differs from it only in case.
+func (s *scanner) newName(first int, set *map[string]struct{}, name []byte, top bool) bool {
+	if *set == nil {
+		for _, n := range s.names[first:] {
+			if top && asciiEqualFold(n, name) || bytes.Equal(n, name) {
+				return false
+			}
+		}
+		s.names = append(s.names, name)
+		if len(s.names)-first <= manyNames {
+			return true
+		}
+		*set = make(map[string]struct{}, 2*manyNames)
+		for _, n := range s.names[first:] {
+			(*set)[string(n)] = struct{}{}
+		}
+		if top {
+			s.folded = make(map[string]struct{}, 2*manyNames)
+			for _, n := range s.names[first:] {
+				s.folded[string(bytes.ToLower(n))] = struct{}{}
+			}
+		}
+		return true
+	}
+	if _, dup := (*set)[string(name)]; dup {
+		return false
+	}
+	(*set)[string(name)] = struct{}{}
+	if top {
+		low := string(bytes.ToLower(name))
+		if _, dup := s.folded[low]; dup {
+			return false
+		}
+		s.folded[low] = struct{}{}
+	}
+	return true
+}
+
+// asciiEqualFold reports whether the ASCII strings a and b are equal
+// but for the case of letters.
+func asciiEqualFold(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x != y && (x|0x20 != y|0x20 || x|0x20 < 'a' || x|0x20 > 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// array checks the array at doc[i] == '[', the depth-th open container.
+func (s *scanner) array(i, depth int) (int, bool) {
+	if depth > maxScanDepth {
+		return i, false
+	}
+	doc := s.doc
+	i = skipSpace(doc, i+1)
+	if i < len(doc) && doc[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if i, ok = s.value(i, depth); !ok {
+			return i, false
+		}
+		if i = skipSpace(doc, i); i >= len(doc) {
+			return i, false
+		}
+		switch doc[i] {
+		case ']':
+			return i + 1, true
+		case ',':
+			i = skipSpace(doc, i+1)
+		default:
+			return i, false
+		}
+	}
+}
+
+// str checks the string at doc[i] == '"' and returns the index after
+// it; plain is set when it holds only ASCII and no escape.
+func (s *scanner) str(i int) (end int, plain, ok bool) {
+	doc := s.doc
+	plain = true
+	for j := i + 1; j < len(doc); j++ {
+		switch c := doc[j]; {
+		case c == '"':
+			return j + 1, plain, true
+		case c < 0x20:
+			return j, false, false
+		case c >= 0x80:
+			plain = false
+		case c == '\\':
+			plain = false
+			if j++; j >= len(doc) {
+				return j, false, false
+			}
+			switch doc[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(doc) {
+					return j, false, false
+				}
+				for _, h := range doc[j+1 : j+5] {
+					if !isHex(h) {
+						return j, false, false
+					}
+				}
+				j += 4
+			default:
+				return j, false, false
+			}
+		}
+	}
+	return len(doc), false, false
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// number checks the JSON number at doc[i] and returns the index after it.
+func (s *scanner) number(i int) (int, bool) {
+	doc := s.doc
+	j := i
+	if doc[j] == '-' {
+		if j++; j >= len(doc) {
+			return j, false
+		}
+		if doc[j] == 'I' {
+			s.python = true
+			return j, false
+		}
+	}
+	switch {
+	case doc[j] == '0':
+		j++
+	case doc[j] >= '1' && doc[j] <= '9':
+		j = digits(doc, j)
+	default:
+		return j, false
+	}
+	if j < len(doc) && doc[j] == '.' {
+		k := digits(doc, j+1)
+		if k == j+1 {
+			return k, false
+		}
+		j = k
+	}
+	if j < len(doc) && (doc[j] == 'e' || doc[j] == 'E') {
+		j++
+		if j < len(doc) && (doc[j] == '+' || doc[j] == '-') {
+			j++
+		}
+		k := digits(doc, j)
+		if k == j {
+			return k, false
+		}
+		j = k
+	}
+	return j, true
+}
+
+// digits returns the index of the first byte of doc from i on that is not
+// a decimal digit.
+func digits(doc []byte, i int) int {
+	for i < len(doc) && doc[i] >= '0' && doc[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// memberKey returns name as a string, without allocating for the names
+// metadata documents usually have.
+func memberKey(name []byte) string {
+	switch string(name) {
+	case "zarr_format":
+		return "zarr_format"
+	case "shape":
+		return "shape"
+	case "chunks":
+		return "chunks"
+	case "dtype":
+		return "dtype"
+	case "compressor":
+		return "compressor"
+	case "fill_value":
+		return "fill_value"
+	case "filters":
+		return "filters"
+	case "order":
+		return "order"
+	case "dimension_separator":
+		return "dimension_separator"
+	case "id":
+		return "id"
+	case "node_type":
+		return "node_type"
+	case "data_type":
+		return "data_type"
+	case "chunk_grid":
+		return "chunk_grid"
+	case "chunk_key_encoding":
+		return "chunk_key_encoding"
+	case "codecs":
+		return "codecs"
+	case "attributes":
+		return "attributes"
+	case "dimension_names":
+		return "dimension_names"
+	case "storage_transformers":
+		return "storage_transformers"
+	case "_ARRAY_DIMENSIONS":
+		return "_ARRAY_DIMENSIONS"
+	case "metadata":
+		return "metadata"
+	}
+	return string(name)
+}
