@@ -71,6 +71,9 @@ const maxStringItem = 1 << 30
 // ">i8", "|S7", "<U3", "<M8[ns]", "|O") or a structured dtype (a JSON list
 // of fields, dtype_ext.go).
 func parseV2DataType(raw json.RawMessage) (dtype, error) {
+	if s, ok := plainString(raw); ok {
+		return parseTypestr(s)
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		var list []json.RawMessage

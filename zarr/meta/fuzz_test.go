@@ -1,8 +1,12 @@
 package meta
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -139,6 +143,63 @@ func FuzzFillValue(f *testing.F) {
 		b, err := parseFillValue(dt, json.RawMessage(fill), format)
 		if err == nil && !dt.Variable() && len(b) != dt.Size {
 			t.Errorf("fill %s for %s: %d bytes, want %d", fill, dtypeJSON, len(b), dt.Size)
+		}
+	})
+}
+
+// FuzzPlainMembers checks the one-pass readers of a .zarray's members
+// against the general ones they spare: plainDims against parseDimsSlowly,
+// plainString against json.Unmarshal, parseV2Codec against
+// parseV2CodecSlowly and plainChainJSON against json.Marshal.
+func FuzzPlainMembers(f *testing.F) {
+	for _, s := range []string{`[131072, 1024]`, `[]`, `[ 1 ,2 ]`, `[0]`, `[-0]`, `[01]`, `[1.0]`, `[1e3]`, `[9223372036854775808]`,
+		`[-1]`, `null`, `[1,]`, `"<f4"`, `"a\"b"`, `"\u00e9"`, `"é"`, `"C"`, `""`,
+		`{"blocksize": 0, "clevel": 5, "cname": "lz4", "id": "blosc", "shuffle": 1}`, `{"id": "zlib", "level": 1}`,
+		`{"id": "x", "a": [1, 2], "b": "<&>", "c": {"d": null}, "é": 1}`, `{"id": "", "a": 1}`, `{"id": 5}`, `{"id": "a", "id": "b"}`,
+		`{"id": "a\u0062", "ID": 1, "k": "\u2028"}`, `{"id": "<x>", "k": 1}`} {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte("[" + strings.Repeat("1,", 32) + "1]"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, positive := range []bool{false, true} {
+			if dims, ok := plainDims(raw, positive); ok {
+				want, err := parseDimsSlowly("dims", raw, positive)
+				if err != nil || !slices.Equal(dims, want) || dims == nil {
+					t.Fatalf("plainDims(%q, %v) = %v; slowly %v, %v", raw, positive, dims, want, err)
+				}
+			}
+		}
+		if s, ok := plainString(raw); ok {
+			var want string
+			if err := json.Unmarshal(raw, &want); err != nil || s != want {
+				t.Fatalf("plainString(%q) = %q; json.Unmarshal %q, %v", raw, s, want, err)
+			}
+		}
+		if !json.Valid(raw) {
+			return // parseV2Codec reads members of valid documents
+		}
+		got, gotErr := parseV2Codec("codec", raw)
+		want, wantErr := parseV2CodecSlowly("codec", raw)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || got.id != want.id || len(got.cfg) != len(want.cfg) {
+			t.Fatalf("parseV2Codec(%q) = %v, %v; slowly %v, %v", raw, got, gotErr, want, wantErr)
+		}
+		for k, v := range want.cfg {
+			if !bytes.Equal(got.cfg[k], v) {
+				t.Fatalf("parseV2Codec(%q): %q is %q, slowly %q", raw, k, got.cfg[k], v)
+			}
+		}
+		if gotErr != nil {
+			return
+		}
+		for _, chain := range [][]v2Codec{{got}, {got, got}} {
+			b, ok := plainChainJSON(chain[1:], &chain[0])
+			wantJSON, err := marshalChainJSON(chain[1:], &chain[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok && !bytes.Equal(b, wantJSON) {
+				t.Fatalf("plainChainJSON(%q) = %s; json.Marshal %s", raw, b, wantJSON)
+			}
 		}
 	})
 }

@@ -152,6 +152,9 @@ func parseSeparator(what string, raw json.RawMessage, def string) (string, error
 	if raw == nil || string(raw) == "null" {
 		return def, nil
 	}
+	if s, ok := plainString(raw); ok && (s == "." || s == "/") {
+		return s, nil
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil || s != "." && s != "/" {
 		return "", fmt.Errorf("%w: %s %s must be \".\" or \"/\"", ErrInvalidMetadata, what, compact(raw))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/zarrfs/zarrfs/codec"
@@ -13,6 +14,15 @@ import (
 // parseDims parses a list of non-negative (positive when positive is set)
 // integers: a shape or a chunk shape.
 func parseDims(what string, raw json.RawMessage, positive bool) ([]int64, error) {
+	if dims, ok := plainDims(raw, positive); ok {
+		return dims, nil
+	}
+	return parseDimsSlowly(what, raw, positive)
+}
+
+// parseDimsSlowly is parseDims for what plainDims leaves to it: it decides
+// with encoding/json, and says why it refuses raw.
+func parseDimsSlowly(what string, raw json.RawMessage, positive bool) ([]int64, error) {
 	if raw == nil {
 		return nil, fmt.Errorf("%w: %s is missing", ErrInvalidMetadata, what)
 	}
@@ -41,6 +51,47 @@ func parseDims(what string, raw json.RawMessage, positive bool) ([]int64, error)
 	return dims, nil
 }
 
+// plainDims reads what parseDims accepts, when raw is a list of plain
+// JSON integers ("[10, 20]") that it accepts: ok is false for anything
+// else, which parseDims reads (and refuses) the general way.
+func plainDims(raw []byte, positive bool) (dims []int64, ok bool) {
+	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' {
+		return nil, false
+	}
+	var buf [MaxRank]int64
+	n := 0
+	i := skipSpace(raw, 1)
+	if raw[i] != ']' {
+		for {
+			j := i
+			if raw[j] == '-' {
+				j++
+			}
+			k := digits(raw, j)
+			if k == j || raw[j] == '0' && k > j+1 || n == MaxRank {
+				return nil, false
+			}
+			v, err := strconv.ParseInt(string(raw[i:k]), 10, 64)
+			if err != nil || v < 0 || positive && v == 0 {
+				return nil, false
+			}
+			buf[n] = v
+			n++
+			if i = skipSpace(raw, k); raw[i] == ']' {
+				break
+			}
+			if raw[i] != ',' {
+				return nil, false
+			}
+			i = skipSpace(raw, i+1)
+		}
+	}
+	if i != len(raw)-1 {
+		return nil, false
+	}
+	return slices.Clone(buf[:n:n]), true
+}
+
 // parseShapeAndChunks reads the "shape" and "chunks" of a v1 or v2 array
 // document, which must have the same rank.
 func parseShapeAndChunks(obj map[string]json.RawMessage) (shape, chunks []int64, err error) {
@@ -63,6 +114,19 @@ type v2Codec struct {
 }
 
 func parseV2Codec(what string, raw json.RawMessage) (v2Codec, error) {
+	// A usual codec object is read in one pass (scanObject), as encoding/json
+	// reads it; any other the general way below.
+	if obj, outcome := scanObject(raw); outcome == scanned {
+		if id, ok := plainString(obj["id"]); ok && id != "" {
+			delete(obj, "id")
+			return v2Codec{id: id, cfg: obj}, nil
+		}
+	}
+	return parseV2CodecSlowly(what, raw)
+}
+
+// parseV2CodecSlowly is parseV2Codec reading raw with encoding/json.
+func parseV2CodecSlowly(what string, raw json.RawMessage) (v2Codec, error) {
 	var obj codec.Config
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
 		return v2Codec{}, fmt.Errorf("%w: %s %s is not an object", ErrInvalidMetadata, what, compact(raw))
@@ -94,6 +158,14 @@ func (c v2Codec) v3JSON() CodecJSON {
 // then the compressor (nil for none), as the JSON list of their v3 forms
 // (Array.Codecs).
 func v2ChainJSON(filters []v2Codec, compressor *v2Codec) (json.RawMessage, error) {
+	if b, ok := plainChainJSON(filters, compressor); ok {
+		return b, nil
+	}
+	return marshalChainJSON(filters, compressor)
+}
+
+// marshalChainJSON is v2ChainJSON written by json.Marshal.
+func marshalChainJSON(filters []v2Codec, compressor *v2Codec) (json.RawMessage, error) {
 	list := make([]CodecJSON, 0, len(filters)+1)
 	for _, c := range filters {
 		list = append(list, c.v3JSON())
@@ -106,6 +178,95 @@ func v2ChainJSON(filters []v2Codec, compressor *v2Codec) (json.RawMessage, error
 		return nil, fmt.Errorf("%w: codecs: %v", ErrInvalidMetadata, err)
 	}
 	return b, nil
+}
+
+// plainChainJSON returns what v2ChainJSON's json.Marshal does, written
+// directly, when every name and member name is plain (printable ASCII that
+// Marshal writes as it is) and every value is compact JSON with nothing
+// Marshal would escape: ok is false otherwise. The values were decoded
+// from metadata documents, so they are valid JSON.
+func plainChainJSON(filters []v2Codec, compressor *v2Codec) (json.RawMessage, bool) {
+	b := make([]byte, 0, 64)
+	b = append(b, '[')
+	for i := 0; i <= len(filters); i++ {
+		c := compressor
+		if i < len(filters) {
+			c = &filters[i]
+		}
+		if c == nil {
+			break
+		}
+		if !plainJSONString(c.id) {
+			return nil, false
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(append(b, `{"name":"`...), c.id...), '"')
+		if len(c.cfg) > 0 {
+			var buf [16]string
+			keys := buf[:0]
+			for k, v := range c.cfg {
+				if !plainJSONString(k) || !plainJSONValue(v) {
+					return nil, false
+				}
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			b = append(b, `,"configuration":{`...)
+			for j, k := range keys {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = append(append(append(append(b, '"'), k...), `":`...), c.cfg[k]...)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']'), true
+}
+
+// plainJSONString reports whether encoding/json writes s as it is between
+// quotes: printable ASCII, no quote or backslash, none of the characters
+// it escapes for HTML.
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainJSONValue reports whether json.Marshal writes the valid JSON v (a
+// json.RawMessage) as it is: no white space, nothing beyond ASCII and none
+// of the characters it escapes for HTML.
+func plainJSONValue(v []byte) bool {
+	if len(v) == 0 {
+		return false
+	}
+	for _, c := range v {
+		if c <= ' ' || c >= 0x7f || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainString returns the string the JSON string raw stands for when it
+// is plain (printable ASCII, no escape), as json.Unmarshal reads it; ok
+// is false for anything else, which the caller reads with json.Unmarshal.
+func plainString(raw []byte) (s string, ok bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return memberKey(raw[1 : len(raw)-1]), true
 }
 
 // rawFillValue returns the fill_value member of a v1, v2 or draft array
@@ -122,15 +283,9 @@ func bytesCodec(t dtype, bigEndian bool) (codec.Codec, error) {
 	if t.fields != nil {
 		return structBytes{t.fields}, nil // each field in its own byte order
 	}
-	cfg := codec.Config{}
-	if t.Size > 1 && t.kind != 'S' && t.kind != 'V' {
-		endian := `"little"`
-		if bigEndian {
-			endian = `"big"`
-		}
-		cfg["endian"] = json.RawMessage(endian)
-	}
-	return codec.New("bytes", cfg)
+	// What codec.New("bytes", …) builds, with "endian" set for types of
+	// more than one byte.
+	return codec.BytesCodec{Big: bigEndian && t.Size > 1 && t.kind != 'S' && t.kind != 'V'}, nil
 }
 
 // transposeCodec returns the transpose codec with the reversed dimension

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/zarrfs/zarrfs/codec"
 )
@@ -24,7 +25,7 @@ func checkZarrFormat(name string, obj map[string]json.RawMessage, want int) erro
 	}
 	// The member must be the number itself: json.Number would also take
 	// the string "2".
-	if string(bytes.TrimSpace(raw)) != fmt.Sprint(want) {
+	if string(bytes.TrimSpace(raw)) != strconv.Itoa(want) {
 		return fmt.Errorf("%w: %s has zarr_format %s, want %d", ErrInvalidMetadata, name, compact(raw), want)
 	}
 	return nil
@@ -54,6 +55,9 @@ func ParseAttributes(name string, doc []byte) (json.RawMessage, error) {
 // dimensionNamesFromAttrs returns the xarray _ARRAY_DIMENSIONS attribute
 // when it is a list of strings.
 func dimensionNamesFromAttrs(attrs json.RawMessage, rank int) []string {
+	if len(attrs) == 0 || rank == 0 {
+		return nil
+	}
 	var obj struct {
 		Dims []string `json:"_ARRAY_DIMENSIONS"`
 	}
@@ -153,6 +157,9 @@ func parseArrayDoc(name string, doc []byte, version int) (obj map[string]json.Ra
 	}
 	order = "C"
 	if raw, ok := obj["order"]; ok && string(raw) != "null" {
+		if s, ok := plainString(raw); ok && (s == "C" || s == "F") {
+			return obj, shape, chunks, s, nil
+		}
 		if err := json.Unmarshal(raw, &order); err != nil || order != "C" && order != "F" {
 			return nil, nil, nil, "", fmt.Errorf("%w: order %s must be \"C\" or \"F\"", ErrInvalidMetadata, compact(raw))
 		}
