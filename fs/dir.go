@@ -274,12 +274,17 @@ func (d *dirNode) OpendirHandle(ctx context.Context, _ uint32) (gofs.FileHandle,
 	return h, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }
 
+// walkScan bounds the entries walkNext looks through for a group: it runs
+// for every READDIRPLUS of a group, which may have many children.
+const walkScan = 64
+
 // walkNext returns the group directory that a walk of the tree in the
 // order of its listings (find, ls -R, du) lists after the group d, listed
 // as l: d's first child group, else the next group after d in its parent's
-// listing. It is nil when there is none, or its node is not made yet.
+// listing, each among the walkScan entries where it would be. It is nil
+// when there is none, or its node is not made yet.
 func (d *dirNode) walkNext(l listing) *dirNode {
-	for _, e := range l.entries {
+	for _, e := range l.entries[:min(len(l.entries), walkScan)] {
 		if e.child != nil && e.child.Kind != zarr.KindArray {
 			return childDir(&d.Inode, e.name)
 		}
@@ -299,7 +304,7 @@ func (d *dirNode) walkNext(l listing) *dirNode {
 	if i < 0 {
 		return nil
 	}
-	for _, e := range pl.entries[i+1:] {
+	for _, e := range pl.entries[i+1 : min(len(pl.entries), i+1+walkScan)] {
 		if e.child != nil && e.child.Kind != zarr.KindArray {
 			return childDir(parent, e.name)
 		}
