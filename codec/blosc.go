@@ -93,6 +93,16 @@ func newBlosc(cfg Config) (Codec, error) {
 // takes the shuffle from each chunk's header, so the member only matters
 // for encoding.
 func parseBloscShuffle(raw json.RawMessage) (int, error) {
+	switch string(raw) { // the usual codes, as json.Unmarshal reads them below
+	case "-1":
+		return BloscAutoShuffle, nil
+	case "0":
+		return BloscNoShuffle, nil
+	case "1":
+		return BloscByteShuffle, nil
+	case "2":
+		return BloscBitShuffle, nil
+	}
 	var name string
 	if err := json.Unmarshal(raw, &name); err == nil {
 		switch strings.ToLower(strings.TrimSpace(name)) {

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -190,10 +191,56 @@ func (c Config) Decode(codec, key string, v any) (bool, error) {
 	if !ok || string(raw) == "null" {
 		return false, nil
 	}
+	// The usual members, read as json.Unmarshal reads them, without it.
+	switch p := v.(type) {
+	case *int:
+		if n, ok := plainInt(raw); ok {
+			*p = n
+			return true, nil
+		}
+	case *string:
+		if s, ok := plainString(raw); ok {
+			*p = s
+			return true, nil
+		}
+	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		return false, fmt.Errorf("codec %s: configuration %q: %w", codec, key, err)
 	}
 	return true, nil
+}
+
+// plainInt returns the int the JSON number raw stands for when it is a
+// plain integer ("-12", no fraction or exponent) that fits an int.
+func plainInt(raw []byte) (int, bool) {
+	i := 0
+	if len(raw) > 0 && raw[0] == '-' {
+		i++
+	}
+	if i == len(raw) || raw[i] == '0' && len(raw) > i+1 {
+		return 0, false
+	}
+	for _, c := range raw[i:] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(string(raw))
+	return n, err == nil
+}
+
+// plainString returns the string the JSON string raw stands for when it
+// holds only printable ASCII and no escape.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(raw[1 : len(raw)-1]), true
 }
 
 // Factory builds a codec from its configuration.

@@ -18,7 +18,8 @@ type Pipeline struct {
 // NewPipeline checks the order of codecs and precomputes the spec each one
 // sees for a chunk described by spec.
 func NewPipeline(codecs []Codec, spec ArraySpec) (*Pipeline, error) {
-	p := &Pipeline{specs: []ArraySpec{spec}}
+	p := &Pipeline{specs: make([]ArraySpec, 1, 1+len(codecs)), sizes: make([]int, 0, len(codecs))}
+	p.specs[0] = spec
 	for _, c := range codecs {
 		switch c := c.(type) {
 		case ArrayToArray:

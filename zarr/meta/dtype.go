@@ -55,6 +55,9 @@ func numpyStr(kind byte, size int, unit string) string {
 	if size == 1 && kind != 'U' || kind == 'S' || kind == 'V' || kind == 'b' {
 		order = "|"
 	}
+	if size >= 1 && size <= 9 && kind != 'U' && kind != 'M' && kind != 'm' {
+		return memberKey([]byte{order[0], kind, '0' + byte(size)}) // "<f4", without fmt
+	}
 	switch kind {
 	case 'U':
 		return fmt.Sprintf("<U%d", size/4)

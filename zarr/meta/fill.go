@@ -183,6 +183,18 @@ func decimalInteger(s string) bool {
 // putInt writes the integer JSON number raw into out (little-endian, signed
 // or unsigned by unsigned), checking its range exactly.
 func putInt(out []byte, unsigned bool, raw json.RawMessage) error {
+	if u, ok := plainInt(raw, unsigned, len(out)*8); ok {
+		for i := range out {
+			out[i] = byte(u >> (8 * i))
+		}
+		return nil
+	}
+	return putIntSlowly(out, unsigned, raw)
+}
+
+// putIntSlowly is putInt for what plainInt leaves to it, with math/big:
+// it says why it refuses raw.
+func putIntSlowly(out []byte, unsigned bool, raw json.RawMessage) error {
 	var n json.Number
 	if len(raw) == 0 || raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
 		return fmt.Errorf("not a number")
@@ -220,12 +232,52 @@ func putInt(out []byte, unsigned bool, raw json.RawMessage) error {
 	return nil
 }
 
+// plainInt returns the integer raw stands for, as the bits of a bits-bit
+// integer, when raw is a plain JSON integer ("-12") in the type's range:
+// ok is false for anything else, which putInt reads the general way.
+func plainInt(raw []byte, unsigned bool, bits int) (uint64, bool) {
+	if !jsonInteger(raw) {
+		return 0, false
+	}
+	if unsigned {
+		u, err := strconv.ParseUint(string(raw), 10, bits)
+		return u, err == nil
+	}
+	n, err := strconv.ParseInt(string(raw), 10, bits)
+	return uint64(n), err == nil
+}
+
+// jsonInteger reports whether raw is a JSON number with no fraction or
+// exponent.
+func jsonInteger(raw []byte) bool {
+	i := 0
+	if len(raw) > 0 && raw[0] == '-' {
+		i++
+	}
+	j := digits(raw, i)
+	return j == len(raw) && j > i && (raw[i] != '0' || j == i+1)
+}
+
+// jsonNumber reports whether raw is a JSON number.
+func jsonNumber(raw []byte) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	var s scanner
+	s.doc = raw
+	end, ok := s.number(0)
+	return ok && end == len(raw)
+}
+
 // putFloat writes a float fill value (a number, "NaN", "Infinity",
 // "-Infinity" or a "0x…" bit pattern) into out (2, 4 or 8 bytes).
 func putFloat(out []byte, raw json.RawMessage) error {
 	var f float64
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	s, isString := plainString(raw)
+	if !isString && !jsonNumber(raw) {
+		isString = json.Unmarshal(raw, &s) == nil
+	}
+	if isString {
 		switch {
 		case s == "NaN":
 			// The canonical quiet NaN, as NumPy's np.nan (Go's math.NaN
@@ -261,9 +313,11 @@ func putFloat(out []byte, raw json.RawMessage) error {
 			return fmt.Errorf("%q is not a number, NaN, Infinity, -Infinity or 0x… bits", s)
 		}
 	} else {
-		var n json.Number
-		if err := json.Unmarshal(raw, &n); err != nil {
-			return fmt.Errorf("not a number")
+		n := json.Number(raw) // a plain JSON number, as encoding/json reads it
+		if !jsonNumber(raw) {
+			if err := json.Unmarshal(raw, &n); err != nil {
+				return fmt.Errorf("not a number")
+			}
 		}
 		var err error
 		bitSize := 64

@@ -2,10 +2,12 @@ package meta
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -202,4 +204,100 @@ func FuzzPlainMembers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzPlainNumbers checks the one-pass readers of fill values against the
+// general ones: putInt against putIntSlowly, and putFloat against
+// putFloatBefore, putFloat as it was before it read plain numbers and
+// strings itself.
+func FuzzPlainNumbers(f *testing.F) {
+	for _, s := range []string{`0`, `-0`, `1`, `-1`, `255`, `256`, `-128`, `-129`, `01`, `1.0`, `1e3`, `18446744073709551615`,
+		`9223372036854775807`, `-9223372036854775808`, `0.0`, `1e400`, `-1.5e-3`, `"NaN"`, `"Infinity"`, `"-Infinity"`, `"0x7fc00000"`,
+		`"0x7e00"`, `"abc"`, `"\u004eaN"`, ` 1`, `null`, `true`, `[1]`, `-`, `""`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, size := range []int{1, 2, 4, 8} {
+			for _, unsigned := range []bool{false, true} {
+				got, want := make([]byte, size), make([]byte, size)
+				gotErr, wantErr := putInt(got, unsigned, raw), putIntSlowly(want, unsigned, raw)
+				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || gotErr == nil && !bytes.Equal(got, want) {
+					t.Fatalf("putInt(%q, %d bytes, unsigned %v) = %x, %v; slowly %x, %v", raw, size, unsigned, got, gotErr, want, wantErr)
+				}
+			}
+			if size == 1 {
+				continue
+			}
+			got, want := make([]byte, size), make([]byte, size)
+			gotErr, wantErr := putFloat(got, raw), putFloatBefore(want, raw)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || gotErr == nil && !bytes.Equal(got, want) {
+				t.Fatalf("putFloat(%q, %d bytes) = %x, %v; before %x, %v", raw, size, got, gotErr, want, wantErr)
+			}
+		}
+	})
+}
+
+// putFloatBefore is putFloat as it was before it read plain numbers and
+// strings without encoding/json, for FuzzPlainNumbers.
+func putFloatBefore(out []byte, raw json.RawMessage) error {
+	var f float64
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		switch {
+		case s == "NaN":
+			switch len(out) {
+			case 2:
+				binary.LittleEndian.PutUint16(out, 0x7e00)
+			case 4:
+				binary.LittleEndian.PutUint32(out, 0x7fc00000)
+			case 8:
+				binary.LittleEndian.PutUint64(out, 0x7ff8000000000000)
+			default:
+				return fmt.Errorf("no %d-byte floats", len(out))
+			}
+			return nil
+		case s == "Infinity":
+			f = math.Inf(1)
+		case s == "-Infinity":
+			f = math.Inf(-1)
+		case strings.HasPrefix(s, "0x"):
+			if len(s) != 2+2*len(out) {
+				return fmt.Errorf("hex fill value %q needs %d digits", s, 2*len(out))
+			}
+			u, err := strconv.ParseUint(s[2:], 16, 64)
+			if err != nil {
+				return fmt.Errorf("hex fill value %q: %v", s, err)
+			}
+			for i := range out {
+				out[i] = byte(u >> (8 * i))
+			}
+			return nil
+		default:
+			return fmt.Errorf("%q is not a number, NaN, Infinity, -Infinity or 0x… bits", s)
+		}
+	} else {
+		var n json.Number
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return fmt.Errorf("not a number")
+		}
+		var err error
+		bitSize := 64
+		if len(out) == 4 {
+			bitSize = 32
+		}
+		if f, err = strconv.ParseFloat(n.String(), bitSize); err != nil {
+			return fmt.Errorf("%s: %v", n, err)
+		}
+	}
+	switch len(out) {
+	case 2:
+		binary.LittleEndian.PutUint16(out, halfFromFloat64(f))
+	case 4:
+		binary.LittleEndian.PutUint32(out, math.Float32bits(float32(f)))
+	case 8:
+		binary.LittleEndian.PutUint64(out, math.Float64bits(f))
+	default:
+		return fmt.Errorf("no %d-byte floats", len(out))
+	}
+	return nil
 }

@@ -350,8 +350,8 @@ func digits(doc []byte, i int) int {
 	return i
 }
 
-// memberKey returns name as a string, without allocating for the names
-// metadata documents usually have.
+// memberKey returns name as a string, without allocating for the member
+// names metadata documents usually have and some of their usual values.
 func memberKey(name []byte) string {
 	switch string(name) {
 	case "zarr_format":
@@ -394,6 +394,57 @@ func memberKey(name []byte) string {
 		return "_ARRAY_DIMENSIONS"
 	case "metadata":
 		return "metadata"
+	// numcodecs' members, and values zarr-python writes.
+	case "blocksize":
+		return "blocksize"
+	case "clevel":
+		return "clevel"
+	case "cname":
+		return "cname"
+	case "shuffle":
+		return "shuffle"
+	case "level":
+		return "level"
+	case "blosc":
+		return "blosc"
+	case "zlib":
+		return "zlib"
+	case "zstd":
+		return "zstd"
+	case "lz4":
+		return "lz4"
+	case "C":
+		return "C"
+	case "F":
+		return "F"
+	case ".":
+		return "."
+	case "/":
+		return "/"
+	case "<f4":
+		return "<f4"
+	case "<f8":
+		return "<f8"
+	case "<i4":
+		return "<i4"
+	case "<i8":
+		return "<i8"
+	case "<i2":
+		return "<i2"
+	case "<u2":
+		return "<u2"
+	case "<u4":
+		return "<u4"
+	case "<u8":
+		return "<u8"
+	case "|u1":
+		return "|u1"
+	case "|i1":
+		return "|i1"
+	case "|b1":
+		return "|b1"
+	case "<c8":
+		return "<c8"
 	}
 	return string(name)
 }

@@ -186,6 +186,9 @@ func marshalChainJSON(filters []v2Codec, compressor *v2Codec) (json.RawMessage, 
 // Marshal would escape: ok is false otherwise. The values were decoded
 // from metadata documents, so they are valid JSON.
 func plainChainJSON(filters []v2Codec, compressor *v2Codec) (json.RawMessage, bool) {
+	if len(filters) == 0 && compressor == nil {
+		return json.RawMessage("[]"), true
+	}
 	b := make([]byte, 0, 64)
 	b = append(b, '[')
 	for i := 0; i <= len(filters); i++ {

@@ -170,7 +170,9 @@ func parseArrayDoc(name string, doc []byte, version int) (obj map[string]json.Ra
 // v2Chain returns the codec chain of a v2 array: [transpose for order F]
 // and bytes (or the object codec), then the filters and the compressor.
 func v2Chain(dt dtype, rank int, order string, filters []v2Codec, objectCodec, compressor *v2Codec) ([]codec.Codec, error) {
-	var head, tail []codec.Codec
+	head := make([]codec.Codec, 0, len(filters)+3) // then a2b and tail
+	var tailBuf [4]codec.Codec
+	tail := tailBuf[:0]
 	var a2b codec.Codec
 	var err error
 	if order == "F" && rank > 1 {
