@@ -301,3 +301,24 @@ func putFloatBefore(out []byte, raw json.RawMessage) error {
 	}
 	return nil
 }
+
+// FuzzArrayDimensions checks dimensionNamesFromAttrs, which reads usual
+// attributes in one pass (plainArrayDimensions), against encoding/json.
+func FuzzArrayDimensions(f *testing.F) {
+	for _, d := range v2Docs {
+		f.Add([]byte(d.attr))
+	}
+	for _, s := range []string{`{"_ARRAY_DIMENSIONS": ["x", "y"]}`, `{"_array_dimensions": ["x"]}`, `{"_ARRAY_DIMENSIONS": ["x", null]}`,
+		`{"_ARRAY_DIMENSIONS": []}`, `{"_ARRAY_DIMENSIONS": "x"}`, `{"_ARRAY_DIMENSIONS": ["\u00e9", "é"]}`, `{"_ARRAY_DIMENSIONS": [1]}`,
+		`{"_ARRAY_DIMENSIONS": ["x"], "_ARRAY_DIMENSIONS": ["y"]}`, `{"_ARRAY_DIMENSIONſ": ["x"]}`, `{"a": NaN, "_ARRAY_DIMENSIONS": ["x"]}`, `{}`, `[]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, attrs []byte) {
+		for rank := range 4 {
+			got, want := dimensionNamesFromAttrs(attrs, rank), dimensionNamesSlowly(attrs, rank)
+			if !slices.Equal(got, want) || (got == nil) != (want == nil) {
+				t.Fatalf("dimensionNamesFromAttrs(%q, %d) = %q; encoding/json %q", attrs, rank, got, want)
+			}
+		}
+	})
+}

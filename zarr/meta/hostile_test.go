@@ -118,7 +118,10 @@ func FuzzDecodeObject(f *testing.F) {
 // returns: the same members, error and turned document.
 func sameAsSlowly(t *testing.T, doc []byte) {
 	t.Helper()
-	got, gotDoc, gotErr := decodeObject("doc", doc)
+	got, gotDoc, gotErr := decodeObject("doc", doc, true)
+	if _, checked, err := decodeObject("doc", doc, false); fmt.Sprint(err) != fmt.Sprint(gotErr) || !bytes.Equal(checked, gotDoc) {
+		t.Fatalf("decodeObject(%q) without members: %q, %v; with: %q, %v", doc, checked, err, gotDoc, gotErr)
+	}
 	wantDoc := pythonJSON(doc)
 	want, wantErr := decodeObjectSlowly("doc", wantDoc)
 	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {

@@ -19,21 +19,26 @@ import (
 // documents over MaxDocumentSize, non-JSON and non-objects. Bare NaN,
 // Infinity and -Infinity are read as pythonJSON turns them.
 func DecodeObject(name string, doc []byte) (map[string]json.RawMessage, error) {
-	obj, _, err := decodeObject(name, doc)
+	obj, _, err := decodeObject(name, doc, true)
 	return obj, err
 }
 
 // decodeObject is DecodeObject that also returns doc as pythonJSON turns
-// it. A usual document is read in one pass (scanObject); the others, and
-// those it refuses, are read by decodeObjectSlowly.
-func decodeObject(name string, doc []byte) (map[string]json.RawMessage, []byte, error) {
+// it; without members, it may return no obj for a document it accepts. A
+// usual document is read in one pass (scanObject); the others, and those
+// it refuses, are read by decodeObjectSlowly.
+func decodeObject(name string, doc []byte, members bool) (map[string]json.RawMessage, []byte, error) {
 	if len(doc) > MaxDocumentSize {
 		return nil, nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrInvalidMetadata, name, len(doc), MaxDocumentSize)
 	}
-	obj, outcome := scanObject(doc)
+	scan := scanObject
+	if !members {
+		scan = func(doc []byte) (map[string]json.RawMessage, scanOutcome) { return nil, checkObject(doc) }
+	}
+	obj, outcome := scan(doc)
 	if outcome == scanPython {
 		doc = pythonJSON(doc)
-		obj, outcome = scanObject(doc)
+		obj, outcome = scan(doc)
 	}
 	if outcome == scanned {
 		return obj, doc, nil

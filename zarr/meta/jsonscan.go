@@ -43,9 +43,11 @@ type scanner struct {
 	folded  map[string]struct{} // the top-level names in lower case, once there are many
 }
 
-// scanMember is a top-level member: its name and value in doc.
+// scanMember is a top-level member: its name, and where its value is in
+// the document.
 type scanMember struct {
-	name, value []byte
+	name       []byte
+	start, end int
 }
 
 // scanObject checks and splits doc in one pass. When it returns scanned,
@@ -53,25 +55,41 @@ type scanMember struct {
 // (the values sharing one copy of doc), and doc is valid JSON that
 // checkMemberNames accepts.
 func scanObject(doc []byte) (obj map[string]json.RawMessage, outcome scanOutcome) {
-	i := skipSpace(doc, 0)
-	if i >= len(doc) || doc[i] != '{' {
-		return nil, scanOther
-	}
 	s := scanners.Get().(*scanner)
 	defer s.release()
-	s.doc = bytes.Clone(doc)
-	end, ok := s.object(i, 1)
-	if !ok || skipSpace(s.doc, end) != len(s.doc) {
-		if s.python {
-			return nil, scanPython
-		}
-		return nil, scanOther
+	if outcome = s.scan(doc); outcome != scanned {
+		return nil, outcome
 	}
+	doc = bytes.Clone(doc)
 	obj = make(map[string]json.RawMessage, len(s.members))
 	for _, m := range s.members {
-		obj[memberKey(m.name)] = json.RawMessage(m.value[:len(m.value):len(m.value)])
+		obj[memberKey(m.name)] = json.RawMessage(doc[m.start:m.end:m.end])
 	}
 	return obj, scanned
+}
+
+// checkObject is scanObject for a caller that needs no members.
+func checkObject(doc []byte) scanOutcome {
+	s := scanners.Get().(*scanner)
+	defer s.release()
+	return s.scan(doc)
+}
+
+// scan checks doc, leaving its top-level members in s.members.
+func (s *scanner) scan(doc []byte) scanOutcome {
+	i := skipSpace(doc, 0)
+	if i >= len(doc) || doc[i] != '{' {
+		return scanOther
+	}
+	s.doc = doc
+	end, ok := s.object(i, 1)
+	if !ok || skipSpace(doc, end) != len(doc) {
+		if s.python {
+			return scanPython
+		}
+		return scanOther
+	}
+	return scanned
 }
 
 // scanners holds scanners for reuse: their lists stay allocated.
@@ -100,7 +118,7 @@ func (s *scanner) value(i, depth int) (int, bool) {
 	case c == '[':
 		return s.array(i, depth+1)
 	case c == '"':
-		end, _, ok := s.str(i)
+		end, _, ok := scanString(doc, i)
 		return end, ok
 	case c == '-' || c >= '0' && c <= '9':
 		return s.number(i)
@@ -141,7 +159,7 @@ func (s *scanner) object(i, depth int) (int, bool) {
 		if i >= len(doc) || doc[i] != '"' {
 			return i, false
 		}
-		end, plain, ok := s.str(i)
+		end, plain, ok := scanString(doc, i)
 		if !ok || !plain {
 			return i, false
 		}
@@ -157,7 +175,7 @@ func (s *scanner) object(i, depth int) (int, bool) {
 			return i, false
 		}
 		if depth == 1 {
-			s.members = append(s.members, scanMember{name, doc[start:i]})
+			s.members = append(s.members, scanMember{name, start, i})
 		}
 		if i = skipSpace(doc, i); i >= len(doc) {
 			return i, false
@@ -213,6 +231,56 @@ func (s *scanner) newName(first int, set *map[string]struct{}, name []byte, top 
 	return true
 }
 
+// plainArrayDimensions returns what dimensionNamesFromAttrs returns for
+// attrs, when attrs is an object scan takes whose _ARRAY_DIMENSIONS, if
+// it has one, is a list of plain strings: ok is false for anything else,
+// which dimensionNamesFromAttrs reads with encoding/json.
+func plainArrayDimensions(attrs []byte, rank int) (dims []string, ok bool) {
+	const name = "_ARRAY_DIMENSIONS"
+	s := scanners.Get().(*scanner)
+	defer s.release()
+	if s.scan(attrs) != scanned {
+		return nil, false
+	}
+	var raw []byte
+	for _, m := range s.members {
+		// encoding/json matches a struct field's name in any case.
+		if asciiEqualFold(m.name, []byte(name)) {
+			raw = attrs[m.start:m.end]
+		}
+	}
+	if raw == nil {
+		return nil, true
+	}
+	if raw[0] != '[' {
+		return nil, false
+	}
+	n := 0
+	i := skipSpace(raw, 1)
+	for raw[i] != ']' {
+		end, plain, ok := scanString(raw, i)
+		if !ok || !plain {
+			return nil, false
+		}
+		n++
+		if i = skipSpace(raw, end); raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	if n != rank {
+		return nil, true
+	}
+	dims = make([]string, 0, n)
+	for i := skipSpace(raw, 1); raw[i] != ']'; {
+		end, _, _ := scanString(raw, i)
+		dims = append(dims, string(raw[i+1:end-1]))
+		if i = skipSpace(raw, end); raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	return dims, true
+}
+
 // asciiEqualFold reports whether the ASCII strings a and b are equal
 // but for the case of letters.
 func asciiEqualFold(a, b []byte) bool {
@@ -257,10 +325,12 @@ func (s *scanner) array(i, depth int) (int, bool) {
 	}
 }
 
-// str checks the string at doc[i] == '"' and returns the index after
+// scanString checks the string at doc[i] and returns the index after
 // it; plain is set when it holds only ASCII and no escape.
-func (s *scanner) str(i int) (end int, plain, ok bool) {
-	doc := s.doc
+func scanString(doc []byte, i int) (end int, plain, ok bool) {
+	if i >= len(doc) || doc[i] != '"' {
+		return i, false, false
+	}
 	plain = true
 	for j := i + 1; j < len(doc); j++ {
 		switch c := doc[j]; {

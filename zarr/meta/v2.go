@@ -45,7 +45,7 @@ func ParseV2Group(doc []byte) error {
 // that any reader takes: bare NaN and Infinity turned as pythonJSON turns
 // them.
 func ParseAttributes(name string, doc []byte) (json.RawMessage, error) {
-	_, doc, err := decodeObject(name, doc)
+	_, doc, err := decodeObject(name, doc, false)
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +58,14 @@ func dimensionNamesFromAttrs(attrs json.RawMessage, rank int) []string {
 	if len(attrs) == 0 || rank == 0 {
 		return nil
 	}
+	if dims, ok := plainArrayDimensions(attrs, rank); ok {
+		return dims
+	}
+	return dimensionNamesSlowly(attrs, rank)
+}
+
+// dimensionNamesSlowly is dimensionNamesFromAttrs with encoding/json.
+func dimensionNamesSlowly(attrs json.RawMessage, rank int) []string {
 	var obj struct {
 		Dims []string `json:"_ARRAY_DIMENSIONS"`
 	}
