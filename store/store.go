@@ -315,7 +315,20 @@ func DirEntries(dir string, all iter.Seq[string]) (keys, prefixes []string) {
 
 // Join joins key segments with "/", skipping empty ones.
 func Join(parts ...string) string {
+	// One allocation: the length is counted first, and a lone segment
+	// is returned as it is.
+	n, last := 0, ""
+	for _, p := range parts {
+		if p != "" {
+			n += len(p) + 1
+			last = p
+		}
+	}
+	if n <= len(last)+1 {
+		return last
+	}
 	var b strings.Builder
+	b.Grow(n - 1)
 	for _, p := range parts {
 		if p == "" {
 			continue

@@ -594,11 +594,19 @@ type docResult struct {
 	err             error
 }
 
-// documents returns a function with the results of h.document: for a
-// remote store, keys are all fetched at once first (one round trip instead
-// of one per document, for documents that may be missing); otherwise each
-// is read when asked for.
-func (h *Hierarchy) documents(ctx context.Context, indent string, keys ...string) func(key string) ([]byte, time.Time, bool, bool, error) {
+// docSet returns the results of h.document for a node's documents (get).
+type docSet struct {
+	h      *Hierarchy
+	ctx    context.Context
+	indent string
+	got    map[string]*docResult // fetched ahead, by key
+}
+
+// documents returns the results of h.document for keys: for a remote
+// store, keys are all fetched at once first (one round trip instead of one
+// per document, for documents that may be missing); otherwise each is read
+// when asked for.
+func (h *Hierarchy) documents(ctx context.Context, indent string, keys ...string) docSet {
 	var got map[string]*docResult
 	if h.remote && h.consolidated == nil {
 		got = make(map[string]*docResult, len(keys))
@@ -610,21 +618,24 @@ func (h *Hierarchy) documents(ctx context.Context, indent string, keys ...string
 		}
 		wg.Wait()
 	}
-	return func(key string) ([]byte, time.Time, bool, bool, error) {
-		if r, ok := got[key]; ok {
-			return r.doc, r.modTime, r.fromCons, r.found, r.err
-		}
-		return h.document(ctx, key, indent)
+	return docSet{h: h, ctx: ctx, indent: indent, got: got}
+}
+
+// get returns what h.document returns for key.
+func (d docSet) get(key string) ([]byte, time.Time, bool, bool, error) {
+	if r, ok := d.got[key]; ok {
+		return r.doc, r.modTime, r.fromCons, r.found, r.err
 	}
+	return d.h.document(d.ctx, key, d.indent)
 }
 
 func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 	n := &Node{Path: p, Format: FormatV2}
-	arrayKey := store.Join(p, v2ArrayDoc)
+	arrayKey, attrsKey := store.Join(p, v2ArrayDoc), store.Join(p, v2AttrsDoc)
 	// Arrays outnumber groups: a group's .zgroup is asked for once its
 	// .zarray is found missing.
-	document := h.documents(ctx, "    ", arrayKey, store.Join(p, v2AttrsDoc))
-	doc, mt, fromCons, found, err := document(arrayKey)
+	docs := h.documents(ctx, "    ", arrayKey, attrsKey)
+	doc, mt, fromCons, found, err := docs.get(arrayKey)
 	if errors.Is(err, ErrInvalidMetadata) {
 		// A .zarray too large to read: an array, broken.
 		n.Kind, n.Err = KindArray, err
@@ -633,11 +644,11 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := v2ArrayDoc
+	name, key := v2ArrayDoc, arrayKey
 	n.Kind = KindArray
 	if !found {
 		groupKey := store.Join(p, v2GroupDoc)
-		if doc, mt, fromCons, found, err = document(groupKey); err != nil {
+		if doc, mt, fromCons, found, err = docs.get(groupKey); err != nil {
 			return nil, err
 		}
 		if !found {
@@ -649,14 +660,14 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 			}
 			return nil, ErrNotExist
 		}
-		name, n.Kind = v2GroupDoc, KindGroup
+		name, key, n.Kind = v2GroupDoc, groupKey, KindGroup
 	}
-	n.Documents = append(n.Documents, h.newDocument(name, store.Join(p, name), doc, fromCons))
+	n.Documents = make([]Document, 1, 3) // with .zattrs, and the root's .zmetadata
+	n.Documents[0] = h.newDocument(name, key, doc, fromCons)
 	if !fromCons {
-		h.setModTime(ctx, n, store.Join(p, name), mt)
+		h.setModTime(ctx, n, key, mt)
 	}
-	attrsKey := store.Join(p, v2AttrsDoc)
-	attrs, _, attrsFromCons, hasAttrs, err := document(attrsKey)
+	attrs, _, attrsFromCons, hasAttrs, err := docs.get(attrsKey)
 	if err != nil {
 		n.Err = fmt.Errorf("%s: %w", v2AttrsDoc, err)
 	} else if hasAttrs {
@@ -668,6 +679,7 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 	if zm, ok := h.prefetched[v2Consolidated]; ok && p == "" {
 		n.Documents = append(n.Documents, Document{Name: v2Consolidated, Data: zm})
 	}
+	n.Documents = slices.Clip(n.Documents) // an append elsewhere copies
 	if n.Err != nil {
 		return n, nil
 	}
@@ -908,6 +920,17 @@ type notListable struct{ error }
 func (e notListable) Is(target error) bool { return target == ErrNotListable }
 func (e notListable) Unwrap() error        { return e.error }
 
+// cleanPath reports whether p, not empty, is a node path already ("a/b"):
+// CleanPath would join its segments back into p.
+func cleanPath(p string) bool {
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
+}
+
 // Name returns the last segment of the node's path, "" for the root.
 func (n *Node) Name() string {
 	if i := strings.LastIndexByte(n.Path, '/'); i >= 0 {
@@ -919,6 +942,15 @@ func (n *Node) Name() string {
 // CleanPath turns a user path ("/a/b/", "a//b") into a node path ("a/b"),
 // refusing a ".." segment or a path that is not a valid store key.
 func CleanPath(p string) (string, error) {
+	if p == "" {
+		return "", nil
+	}
+	if cleanPath(p) {
+		if err := store.ValidateKey(p); err != nil {
+			return "", fmt.Errorf("node path %q: %w", p, err)
+		}
+		return p, nil
+	}
 	var segs []string
 	for s := range strings.SplitSeq(p, "/") {
 		switch s {

@@ -137,8 +137,20 @@ func (s *Store) errorf(key string, err error) error {
 	if errors.Is(err, syscall.ENOTDIR) && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: %q: %w (%w)", s, key, store.ErrNotExist, err)
 	}
-	return fmt.Errorf("%s: %q: %w", s, key, err)
+	return &keyError{s: s, key: key, err: err}
 }
+
+// keyError is errorf's error, "dir /path: "key": err", written when it is
+// read: a hierarchy asks for documents that are often missing (.zattrs)
+// and only looks at the error's kind.
+type keyError struct {
+	s   *Store
+	key string
+	err error
+}
+
+func (e *keyError) Error() string { return fmt.Sprintf("%s: %q: %v", e.s, e.key, e.err) }
+func (e *keyError) Unwrap() error { return e.err }
 
 func (s *Store) notRegular(key string) error {
 	return fmt.Errorf("%s: %q is not a regular file: %w", s, key, store.ErrNotExist)
