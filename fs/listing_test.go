@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +107,7 @@ func findAsks(t *testing.T, st *dir.Store, find, printf string, lookups int) []s
 	asked := debug.String()[before:]
 	dirs := 0
 	var names []string
+	sizes := map[string]string{} // find's sizes of files, by path
 	for line := range strings.Lines(strings.TrimSpace(string(out))) {
 		kind, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
 		size, rel, _ := strings.Cut(rest, " ")
@@ -116,12 +116,30 @@ func findAsks(t *testing.T, st *dir.Store, find, printf string, lookups int) []s
 			dirs++
 			continue
 		}
-		if size == "-" {
-			continue
+		if size != "-" {
+			sizes[rel] = size
 		}
-		fi, err := os.Stat(filepath.Join(mnt, rel))
-		if err != nil || strconv.FormatInt(fi.Size(), 10) != size {
-			t.Errorf("find printed %s bytes for %s; stat: %v, %v", size, rel, fi, err)
+	}
+	// stat(1), in its own process, reports the sizes find printed.
+	if len(sizes) > 0 {
+		args := []string{"-c", "%s %n"}
+		for rel := range sizes {
+			args = append(args, filepath.Join(mnt, rel))
+		}
+		out, err := exec.Command("stat", args...).Output()
+		if err != nil {
+			t.Fatalf("stat: %v", err)
+		}
+		for line := range strings.Lines(strings.TrimSpace(string(out))) {
+			size, path, _ := strings.Cut(strings.TrimSpace(line), " ")
+			rel, _ := filepath.Rel(mnt, path)
+			if sizes[rel] != size {
+				t.Errorf("find printed %s bytes for %s; stat(1): %s", sizes[rel], rel, size)
+			}
+			delete(sizes, rel)
+		}
+		if len(sizes) > 0 {
+			t.Errorf("stat(1) reported nothing for %v", sizes)
 		}
 	}
 	if dirs != 1+2+2*3 {
