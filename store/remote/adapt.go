@@ -59,6 +59,7 @@ type Controller struct {
 	lastCut  time.Time     // when the limit was last cut
 
 	throttledAt time.Time // the last throttled answer (zero: none in this episode)
+	logged      bool      // the episode's first back-off was logged
 	backoffs    int       // throttling cuts made
 
 	winStart time.Time // start of the throughput window
@@ -239,13 +240,16 @@ func (t *Ticket) Done(n int64, err error) {
 
 // throttled handles a throttled answer to the request of t.
 func (c *Controller) throttled(t *Ticket, now time.Time) {
-	first := c.throttledAt.IsZero() || now.Sub(c.throttledAt) > episodeQuiet
+	if c.throttledAt.IsZero() || now.Sub(c.throttledAt) > episodeQuiet {
+		c.logged = false // a new episode
+	}
 	c.throttledAt = now
 	if !c.cut(t, now, throttleCut) {
 		return
 	}
 	c.backoffs++
-	if first && c.logf != nil {
+	if !c.logged && c.logf != nil {
+		c.logged = true
 		c.logf("%s: the store is throttling requests: fewer in flight (at most %d now; logged once per episode)", c.name, c.slots())
 	}
 }

@@ -277,3 +277,39 @@ func TestControllerAcquire(t *testing.T) {
 		t.Errorf("nil controller stats %+v", s)
 	}
 }
+
+// An episode of throttling is logged at its first back-off, even when its
+// first throttled answer made none (its request started before the last
+// cut, a cut for risen latency here).
+func TestControllerLogsEpisodeAtFirstBackOff(t *testing.T) {
+	now := time.Unix(0, 0)
+	var logs []string
+	c := NewController(ControllerOptions{Ceiling: 8, Initial: 8, now: func() time.Time { return now },
+		Logf: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }})
+	throttled := &TransientError{Throttled: true}
+	old, err := c.Acquire(context.Background()) // started before the cut below
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Millisecond)
+	c.mu.Lock()
+	c.cut(&Ticket{c: c, start: now}, now, latencyCut)
+	c.mu.Unlock()
+	now = now.Add(time.Millisecond)
+	old.Done(0, throttled) // no back-off: the request is older than the cut
+	if s := c.Stats(); s.Backoffs != 0 || len(logs) != 0 {
+		t.Fatalf("after a throttled answer older than the last cut: %+v, logs %q", s, logs)
+	}
+	now = now.Add(time.Millisecond)
+	a, errA := c.Acquire(context.Background())
+	b, errB := c.Acquire(context.Background())
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	now = now.Add(time.Millisecond)
+	a.Done(0, throttled) // a back-off, the episode's first: logged
+	b.Done(0, throttled) // none: b started before it
+	if s := c.Stats(); s.Backoffs != 1 || len(logs) != 1 {
+		t.Errorf("after two more throttled answers: %+v, logs %q; want one back-off, logged once", s, logs)
+	}
+}
