@@ -185,6 +185,13 @@ func (a *Array) decodeFixed(key string, data, in []byte) (*chunkValue, error) {
 // cache or the store. The caller holds a reference to it: release it when
 // done.
 func (a *Array) loadChunk(ctx context.Context, lin int64) (*chunkValue, error) {
+	return a.loadChunkAs(ctx, lin, false)
+}
+
+// loadChunkAs is loadChunk; a read-ahead load (ahead) of a cache that
+// orders their decoding waits for a slot between reading the chunk and
+// decoding it (decodeSlots).
+func (a *Array) loadChunkAs(ctx context.Context, lin int64, ahead bool) (*chunkValue, error) {
 	load := func(ctx context.Context) (*chunkValue, func() bool, error) {
 		key := a.chunkKeyAt(lin)
 		writes := a.writes.Load()
@@ -206,6 +213,14 @@ func (a *Array) loadChunk(ctx context.Context, lin int64) (*chunkValue, error) {
 		}
 		if err != nil {
 			return nil, nil, a.chunkError(key, err)
+		}
+		if ahead && a.cache != nil && a.cache.decoding != nil {
+			slots := a.cache.decoding
+			if err := slots.acquire(ctx, lin); err != nil {
+				a.cache.buffers().put(in)
+				return nil, nil, err
+			}
+			defer slots.release()
 		}
 		var v *chunkValue
 		if !a.Variable() {
@@ -550,6 +565,9 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 		}
 		a.readAhead(ahead, e0, e1, rate)
 	}
+	// A store that queues requests serves the read's own before those
+	// read ahead, which it waits for otherwise.
+	ctx = store.Urgent(ctx)
 	if off%item == 0 && n%item == 0 {
 		if direct, err = a.readDirect(ctx, p[:n], e0, e1); err == nil && !direct {
 			err = a.readElements(ctx, p[:n], e0, e1, !sequential, col)
@@ -707,7 +725,7 @@ func (a *Array) readAhead(ctx context.Context, e0, e1 int64, rate float64) {
 			defer func() { <-c.prefetch }()
 			ctx, cancel := context.WithTimeout(ctx, readAheadTimeout)
 			defer cancel()
-			v, _ := a.loadChunk(ctx, lin) // errors show again when the chunk is read
+			v, _ := a.loadChunkAs(ctx, lin, true) // errors show again when the chunk is read
 			v.release()
 		}()
 	}

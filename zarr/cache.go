@@ -106,6 +106,9 @@ type chunkCache struct {
 	// aheadTime: a sequential reader's read-ahead covers at least what it
 	// reads in this time (remote stores, Options.Remote; 0: no such bound).
 	aheadTime time.Duration
+	// decoding orders the read-ahead loads' decoding where many are in
+	// flight (remote stores; nil: each decodes when its bytes arrive).
+	decoding *decodeSlots
 
 	// pool keeps the buffers of the chunks let go of, for the next loads:
 	// a quarter of the cache's size at most (poolLimit).

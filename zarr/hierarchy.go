@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/internal/cores"
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/zarr/meta"
 )
@@ -148,6 +149,7 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 	h.remote = opts.Remote
 	if opts.Remote {
 		h.cache.aheadTime = remoteAheadTime
+		h.cache.decoding = newDecodeSlots(cores.Workers())
 	}
 	h.workers = 2 * runtime.GOMAXPROCS(0)
 	if opts.Remote {

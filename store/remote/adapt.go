@@ -3,8 +3,11 @@ package remote
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/zarrfs/zarrfs/store"
 )
 
 // Controller decides how many requests to one remote store run at once.
@@ -68,8 +71,9 @@ type Controller struct {
 }
 
 type waiter struct {
-	ready chan struct{} // closed when granted a slot
-	t     *Ticket       // the slot, once granted (under mu)
+	ready  chan struct{} // closed when granted a slot
+	t      *Ticket       // the slot, once granted (under mu)
+	urgent bool          // queued ahead of the others (store.Urgent)
 }
 
 // ControllerOptions configures NewController.
@@ -151,7 +155,7 @@ func (c *Controller) Acquire(ctx context.Context) (*Ticket, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	t, w := c.enter()
+	t, w := c.enter(store.IsUrgent(ctx))
 	if t != nil {
 		return t, nil
 	}
@@ -178,16 +182,24 @@ func (c *Controller) Acquire(ctx context.Context) (*Ticket, error) {
 }
 
 // enter takes a free slot (a ticket) or joins the queue (a waiter, whose
-// ready channel is closed once it holds a ticket).
-func (c *Controller) enter() (*Ticket, *waiter) {
+// ready channel is closed once it holds a ticket): at its end, or, for an
+// urgent request (store.Urgent), after the urgent ones already waiting.
+func (c *Controller) enter(urgent bool) (*Ticket, *waiter) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.waiting) == 0 && c.inflight < c.slots() {
 		c.inflight++
 		return &Ticket{c: c, start: c.now()}, nil
 	}
-	w := &waiter{ready: make(chan struct{})}
-	c.waiting = append(c.waiting, w)
+	w := &waiter{ready: make(chan struct{}), urgent: urgent}
+	i := len(c.waiting)
+	if urgent {
+		i = 0
+		for i < len(c.waiting) && c.waiting[i].urgent {
+			i++
+		}
+	}
+	c.waiting = slices.Insert(c.waiting, i, w)
 	return nil, w
 }
 

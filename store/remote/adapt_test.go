@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/zarrfs/zarrfs/store"
 )
 
 // simStore is a remote store simulated in virtual time: each request waits
@@ -87,7 +90,7 @@ func simulate(t *testing.T, st simStore, o ControllerOptions, n, demand int, siz
 		serve(tk)
 	}
 	enter = func() {
-		tk, w := c.enter()
+		tk, w := c.enter(false)
 		if tk != nil {
 			arrive(tk)
 		} else {
@@ -276,6 +279,55 @@ func TestControllerAcquire(t *testing.T) {
 	if s := none.Stats(); s != (ControllerStats{}) {
 		t.Errorf("nil controller stats %+v", s)
 	}
+}
+
+// An urgent request (store.Urgent) waits ahead of the others, behind
+// the urgent ones that came before it.
+func TestControllerUrgentFirst(t *testing.T) {
+	c := NewController(ControllerOptions{Ceiling: 1})
+	tk, err := c.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := make(chan string, 4)
+	waiting := 0
+	queue := func(name string, ctx context.Context) {
+		go func() {
+			t2, err := c.Acquire(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			order <- name
+			t2.Done(0, nil)
+		}()
+		// Each waits in turn before the next comes.
+		waiting++
+		for deadline := time.Now().Add(10 * time.Second); countWaiting(c) < waiting; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never waited", name)
+			}
+		}
+	}
+	bg, urgent := context.Background(), store.Urgent(context.Background())
+	queue("a", bg)
+	queue("b", bg)
+	queue("c", urgent)
+	queue("d", urgent)
+	tk.Done(0, nil)
+	var got []string
+	for range 4 {
+		got = append(got, <-order)
+	}
+	if want := []string{"c", "d", "a", "b"}; !slices.Equal(got, want) {
+		t.Errorf("granted %v; want %v", got, want)
+	}
+}
+
+func countWaiting(c *Controller) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.waiting)
 }
 
 // An episode of throttling is logged at its first back-off, even when its
