@@ -1,12 +1,14 @@
 package zarr
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/zarrfs/zarrfs/store"
@@ -277,4 +279,47 @@ func BenchmarkLoadV2Tree(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*groups*per), "ns/array")
+}
+
+// BenchmarkOpenConsolidated opens a v2 hierarchy of 10,000 arrays whose
+// .zmetadata (zarr-python's layout) holds every document, and loads one
+// array: what opening a large remote hierarchy costs, the store aside.
+func BenchmarkOpenConsolidated(b *testing.B) {
+	const arrays = 10000
+	zarray := `{
+    "chunks": [
+        8
+    ],
+    "compressor": null,
+    "dimension_separator": ".",
+    "dtype": "<i4",
+    "fill_value": 0,
+    "filters": null,
+    "order": "C",
+    "shape": [
+        64
+    ],
+    "zarr_format": 2
+}`
+	var doc bytes.Buffer
+	doc.WriteString("{\n    \"metadata\": {\n        \".zgroup\": {\n            \"zarr_format\": 2\n        }")
+	for i := range arrays {
+		fmt.Fprintf(&doc, ",\n        \"a%05d/.zarray\": %s", i, strings.ReplaceAll(zarray, "\n", "\n        "))
+	}
+	doc.WriteString("\n    },\n    \"zarr_consolidated_format\": 1\n}")
+	ctx := context.Background()
+	st := memory.New()
+	if err := st.Set(ctx, ".zmetadata", doc.Bytes()); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		h, err := Open(ctx, st, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := h.Node(ctx, "a01234"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -308,9 +308,11 @@ func (h *Hierarchy) readV3Consolidated(doc []byte) error {
 		return nil
 	}
 	var kind string
-	var metadata map[string]json.RawMessage
-	if json.Unmarshal(cons["kind"], &kind) != nil || kind != "inline" ||
-		json.Unmarshal(cons["metadata"], &metadata) != nil || metadata == nil {
+	if json.Unmarshal(cons["kind"], &kind) != nil || kind != "inline" {
+		return nil
+	}
+	metadata, ok := consolidatedDocs(cons["metadata"])
+	if !ok {
 		return nil
 	}
 	h.consolidated = map[string]json.RawMessage{}
@@ -330,17 +332,34 @@ func (h *Hierarchy) readV2Consolidated(doc []byte) error {
 	if err != nil {
 		return err
 	}
-	var meta map[string]json.RawMessage
-	if err := json.Unmarshal(obj["metadata"], &meta); err != nil || meta == nil {
+	docs, ok := consolidatedDocs(obj["metadata"])
+	if !ok {
 		return fmt.Errorf("%w: no \"metadata\" object", ErrInvalidMetadata)
 	}
 	h.consolidated = map[string]json.RawMessage{}
-	for k, v := range meta {
+	for k, v := range docs {
 		if store.ValidateKey(k) == nil {
 			h.consolidated[k] = v
 		}
 	}
 	return nil
+}
+
+// consolidatedDocs returns the members of the "metadata" object of
+// consolidated metadata, a member of a document DecodeObject took, as
+// json.Unmarshal decodes them; ok is false when raw is not an object. A
+// large hierarchy's object is read in one pass by DecodeObject, which
+// takes it as encoding/json does unless two names differ only in case
+// ("a/.zarray" and "A/.zarray", two nodes in a store that tells case):
+// then by encoding/json.
+func consolidatedDocs(raw json.RawMessage) (docs map[string]json.RawMessage, ok bool) {
+	if docs, err := meta.DecodeObject(v2Consolidated, raw); err == nil {
+		return docs, true
+	}
+	if err := json.Unmarshal(raw, &docs); err != nil || docs == nil {
+		return nil, false
+	}
+	return docs, true
 }
 
 // Format returns the format detected at the root.

@@ -3,6 +3,7 @@ package meta
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sync"
 )
 
@@ -28,8 +29,8 @@ const (
 // to the general path (encoding/json has its own limit).
 const maxScanDepth = 200
 
-// manyNames is how many member names an object has before the checks of
-// repeated names look them up in a map rather than in a list.
+// manyNames is how many member names an object has before the check of
+// repeated names sorts them rather than compares each with the others.
 const manyNames = 16
 
 // scanner is the state of scanObject.
@@ -40,7 +41,6 @@ type scanner struct {
 	// last.
 	names   [][]byte
 	members []scanMember
-	folded  map[string]struct{} // the top-level names in lower case, once there are many
 }
 
 // scanMember is a top-level member: its name, and where its value is in
@@ -97,8 +97,12 @@ var scanners = sync.Pool{New: func() any {
 	return &scanner{names: make([][]byte, 0, 2*manyNames), members: make([]scanMember, 0, manyNames)}
 }}
 
-// release returns s, emptied, to scanners.
+// release returns s, emptied, to scanners (a large document's lists
+// are dropped).
 func (s *scanner) release() {
+	if cap(s.names) > 1024 || cap(s.members) > 1024 {
+		return
+	}
 	clear(s.names[:cap(s.names)])
 	clear(s.members[:cap(s.members)])
 	*s = scanner{names: s.names[:0], members: s.members[:0]}
@@ -154,7 +158,7 @@ func (s *scanner) object(i, depth int) (int, bool) {
 	}
 	first := len(s.names) // this object's names are s.names[first:]
 	defer func() { s.names = s.names[:first] }()
-	var set map[string]struct{} // its names, once there are many
+	top := depth == 1
 	for {
 		if i >= len(doc) || doc[i] != '"' {
 			return i, false
@@ -164,9 +168,16 @@ func (s *scanner) object(i, depth int) (int, bool) {
 			return i, false
 		}
 		name := doc[i+1 : end-1]
-		if !s.newName(first, &set, name, depth == 1) {
-			return i, false
+		// A few names are checked as they come, many all at once at
+		// the end.
+		if len(s.names)-first < manyNames {
+			for _, n := range s.names[first:] {
+				if top && asciiEqualFold(n, name) || bytes.Equal(n, name) {
+					return i, false
+				}
+			}
 		}
+		s.names = append(s.names, name)
 		if i = skipSpace(doc, end); i >= len(doc) || doc[i] != ':' {
 			return i, false
 		}
@@ -174,7 +185,7 @@ func (s *scanner) object(i, depth int) (int, bool) {
 		if i, ok = s.value(start, depth); !ok {
 			return i, false
 		}
-		if depth == 1 {
+		if top {
 			s.members = append(s.members, scanMember{name, start, i})
 		}
 		if i = skipSpace(doc, i); i >= len(doc) {
@@ -182,6 +193,9 @@ func (s *scanner) object(i, depth int) (int, bool) {
 		}
 		switch doc[i] {
 		case '}':
+			if len(s.names)-first > manyNames && repeatedName(s.names[first:], top) {
+				return i, false
+			}
 			return i + 1, true
 		case ',':
 			i = skipSpace(doc, i+1)
@@ -191,44 +205,38 @@ func (s *scanner) object(i, depth int) (int, bool) {
 	}
 }
 
-// newName records name (plain ASCII), a member name of the object whose
-// names are s.names[first:] and *set: false when the object already has
-// it or, at the top level (top), one that differs from it only in case.
-func (s *scanner) newName(first int, set *map[string]struct{}, name []byte, top bool) bool {
-	if *set == nil {
-		for _, n := range s.names[first:] {
-			if top && asciiEqualFold(n, name) || bytes.Equal(n, name) {
-				return false
-			}
-		}
-		s.names = append(s.names, name)
-		if len(s.names)-first <= manyNames {
+// repeatedName reports whether names (plain ASCII) has a name twice, or
+// with fold two that differ only in case. It sorts names.
+func repeatedName(names [][]byte, fold bool) bool {
+	cmp := bytes.Compare
+	if fold {
+		cmp = asciiCompareFold
+	}
+	slices.SortFunc(names, cmp)
+	for i := 1; i < len(names); i++ {
+		if cmp(names[i-1], names[i]) == 0 {
 			return true
 		}
-		*set = make(map[string]struct{}, 2*manyNames)
-		for _, n := range s.names[first:] {
-			(*set)[string(n)] = struct{}{}
-		}
-		if top {
-			s.folded = make(map[string]struct{}, 2*manyNames)
-			for _, n := range s.names[first:] {
-				s.folded[string(bytes.ToLower(n))] = struct{}{}
-			}
-		}
-		return true
 	}
-	if _, dup := (*set)[string(name)]; dup {
-		return false
-	}
-	(*set)[string(name)] = struct{}{}
-	if top {
-		low := string(bytes.ToLower(name))
-		if _, dup := s.folded[low]; dup {
-			return false
+	return false
+}
+
+// asciiCompareFold compares the ASCII strings a and b as their lower
+// case.
+func asciiCompareFold(a, b []byte) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
 		}
-		s.folded[low] = struct{}{}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return int(x) - int(y)
+		}
 	}
-	return true
+	return len(a) - len(b)
 }
 
 // plainArrayDimensions returns what dimensionNamesFromAttrs returns for
