@@ -310,7 +310,7 @@ func parseDraftArray(l *Draft, name string, obj map[string]json.RawMessage, p st
 	if err != nil {
 		return nil, err
 	}
-	fillRaw := rawFillValue(obj)
+	fillRaw := rawFillValue(members{m: obj})
 	a := &Array{format: l.format, shape: shape, chunks: chunks, fillValue: fillRaw, codecs: codecsJSON,
 		keys: chunkKeys{prefix: l.chunkPrefix, sep: sep, glued: true, dir: store.Join(l.dataRoot, p)}}
 	if raw, ok := obj["dimension_names"]; ok && string(raw) != "null" {

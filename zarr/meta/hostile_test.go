@@ -127,8 +127,24 @@ func sameAsSlowly(t *testing.T, doc []byte) {
 	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 		t.Fatalf("decodeObject(%q): error %v, slowly %v", doc, gotErr, wantErr)
 	}
+	list, err := decodeMembers("doc", doc)
+	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("decodeMembers(%q): error %v, slowly %v", doc, err, wantErr)
+	}
 	if gotErr != nil {
 		return
+	}
+	n := len(list.m)
+	if list.m == nil {
+		n = len(list.list)
+	}
+	if n != len(want) {
+		t.Fatalf("decodeMembers(%q): %d members, slowly %d", doc, n, len(want))
+	}
+	for k, v := range want {
+		if g, found := list.lookup(k); !found || !bytes.Equal(g, v) {
+			t.Fatalf("decodeMembers(%q): member %q is %q, slowly %q", doc, k, g, v)
+		}
 	}
 	if !bytes.Equal(gotDoc, wantDoc) {
 		t.Fatalf("decodeObject(%q): document %q, slowly %q", doc, gotDoc, wantDoc)

@@ -43,11 +43,11 @@ type scanner struct {
 	members []scanMember
 }
 
-// scanMember is a top-level member: its name, and where its value is in
-// the document.
+// scanMember is a top-level member: its name (at nameAt in the
+// document), and where its value is.
 type scanMember struct {
-	name       []byte
-	start, end int
+	name               []byte
+	nameAt, start, end int
 }
 
 // scanObject checks and splits doc in one pass. When it returns scanned,
@@ -66,6 +66,72 @@ func scanObject(doc []byte) (obj map[string]json.RawMessage, outcome scanOutcome
 		obj[memberKey(m.name)] = json.RawMessage(doc[m.start:m.end:m.end])
 	}
 	return obj, scanned
+}
+
+// member is a top-level member of a document: its name and value.
+type member struct {
+	name  []byte
+	value json.RawMessage
+}
+
+// members is the top-level members of a document: in a map (DecodeObject's)
+// or in a list (scanMembers').
+type members struct {
+	m    map[string]json.RawMessage
+	list []member
+}
+
+// lookup returns the member name and whether there is one.
+func (o members) lookup(name string) (json.RawMessage, bool) {
+	if o.m != nil {
+		v, ok := o.m[name]
+		return v, ok
+	}
+	for _, m := range o.list {
+		if string(m.name) == name {
+			return m.value, true
+		}
+	}
+	return nil, false
+}
+
+// get returns the member name, or nil.
+func (o members) get(name string) json.RawMessage {
+	v, _ := o.lookup(name)
+	return v
+}
+
+// decodeMembers is DecodeObject returning members: a usual document is
+// read in one pass into a list of members (no map built), any other by
+// DecodeObject.
+func decodeMembers(name string, doc []byte) (members, error) {
+	if len(doc) <= MaxDocumentSize {
+		list, outcome := scanMembers(doc)
+		if outcome == scanPython {
+			list, outcome = scanMembers(pythonJSON(doc))
+		}
+		if outcome == scanned {
+			return members{list: list}, nil
+		}
+	}
+	obj, err := DecodeObject(name, doc)
+	return members{m: obj}, err
+}
+
+// scanMembers is scanObject returning the members in a list, their names
+// and values sharing one copy of doc.
+func scanMembers(doc []byte) ([]member, scanOutcome) {
+	s := scanners.Get().(*scanner)
+	defer s.release()
+	if outcome := s.scan(doc); outcome != scanned {
+		return nil, outcome
+	}
+	doc = bytes.Clone(doc)
+	list := make([]member, len(s.members))
+	for i, m := range s.members {
+		list[i] = member{doc[m.nameAt : m.nameAt+len(m.name) : m.nameAt+len(m.name)], json.RawMessage(doc[m.start:m.end:m.end])}
+	}
+	return list, scanned
 }
 
 // checkObject is scanObject for a caller that needs no members.
@@ -167,7 +233,7 @@ func (s *scanner) object(i, depth int) (int, bool) {
 		if !ok || !plain {
 			return i, false
 		}
-		name := doc[i+1 : end-1]
+		nameAt, name := i+1, doc[i+1:end-1]
 		// A few names are checked as they come, many all at once at
 		// the end.
 		if len(s.names)-first < manyNames {
@@ -186,7 +252,7 @@ func (s *scanner) object(i, depth int) (int, bool) {
 			return i, false
 		}
 		if top {
-			s.members = append(s.members, scanMember{name, start, i})
+			s.members = append(s.members, scanMember{name, nameAt, start, i})
 		}
 		if i = skipSpace(doc, i); i >= len(doc) {
 			return i, false

@@ -94,11 +94,11 @@ func plainDims(raw []byte, positive bool) (dims []int64, ok bool) {
 
 // parseShapeAndChunks reads the "shape" and "chunks" of a v1 or v2 array
 // document, which must have the same rank.
-func parseShapeAndChunks(obj map[string]json.RawMessage) (shape, chunks []int64, err error) {
-	if shape, err = parseDims("shape", obj["shape"], false); err != nil {
+func parseShapeAndChunks(obj members) (shape, chunks []int64, err error) {
+	if shape, err = parseDims("shape", obj.get("shape"), false); err != nil {
 		return nil, nil, err
 	}
-	if chunks, err = parseDims("chunks", obj["chunks"], true); err != nil {
+	if chunks, err = parseDims("chunks", obj.get("chunks"), true); err != nil {
 		return nil, nil, err
 	}
 	if len(chunks) != len(shape) {
@@ -274,8 +274,8 @@ func plainString(raw []byte) (s string, ok bool) {
 
 // rawFillValue returns the fill_value member of a v1, v2 or draft array
 // document, or null when it has none.
-func rawFillValue(obj map[string]json.RawMessage) json.RawMessage {
-	if raw := obj["fill_value"]; raw != nil {
+func rawFillValue(obj members) json.RawMessage {
+	if raw := obj.get("fill_value"); raw != nil {
 		return raw
 	}
 	return json.RawMessage("null")

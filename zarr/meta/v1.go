@@ -31,7 +31,7 @@ func ParseV1Array(doc []byte) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	compressor, err := parseV1Compression(obj["compression"], obj["compression_opts"])
+	compressor, err := parseV1Compression(obj.get("compression"), obj.get("compression_opts"))
 	if err != nil {
 		return nil, err
 	}
@@ -41,12 +41,12 @@ func ParseV1Array(doc []byte) (*Array, error) {
 	}
 	fillRaw := rawFillValue(obj)
 	a := &Array{format: FormatV1, shape: shape, chunks: chunks, fillValue: fillRaw, codecs: codecsJSON, keys: chunkKeys{sep: "."}}
-	dt, err := parseV2DataType(obj["dtype"])
+	dt, err := parseV2DataType(obj.get("dtype"))
 	if err == nil && dt.kind == 'O' {
 		err = codec.Unsupportedf("object data type in a v1 array")
 	}
 	if err != nil {
-		return a.typeError(obj["dtype"], err)
+		return a.typeError(obj.get("dtype"), err)
 	}
 	return a.finish(dt, fillRaw, FormatV2, func() ([]codec.Codec, error) {
 		return v2Chain(dt, len(shape), order, nil, nil, compressor)

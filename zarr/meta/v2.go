@@ -18,8 +18,8 @@ const (
 )
 
 // checkZarrFormat checks the zarr_format member of a document.
-func checkZarrFormat(name string, obj map[string]json.RawMessage, want int) error {
-	raw, ok := obj["zarr_format"]
+func checkZarrFormat(name string, obj members, want int) error {
+	raw, ok := obj.lookup("zarr_format")
 	if !ok {
 		return fmt.Errorf("%w: %s has no zarr_format", ErrInvalidMetadata, name)
 	}
@@ -33,7 +33,7 @@ func checkZarrFormat(name string, obj map[string]json.RawMessage, want int) erro
 
 // ParseV2Group checks a .zgroup document.
 func ParseV2Group(doc []byte) error {
-	obj, err := DecodeObject(V2GroupDoc, doc)
+	obj, err := decodeMembers(V2GroupDoc, doc)
 	if err != nil {
 		return err
 	}
@@ -83,12 +83,12 @@ func ParseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	sep, err := parseSeparator("dimension_separator", obj["dimension_separator"], ".")
+	sep, err := parseSeparator("dimension_separator", obj.get("dimension_separator"), ".")
 	if err != nil {
 		return nil, err
 	}
 	var filters []v2Codec
-	if raw := obj["filters"]; raw != nil && string(raw) != "null" {
+	if raw := obj.get("filters"); raw != nil && string(raw) != "null" {
 		var list []json.RawMessage
 		if err := json.Unmarshal(raw, &list); err != nil {
 			return nil, fmt.Errorf("%w: filters %s is not a list", ErrInvalidMetadata, compact(raw))
@@ -102,7 +102,7 @@ func ParseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 		}
 	}
 	var compressor *v2Codec
-	if raw := obj["compressor"]; raw != nil && string(raw) != "null" {
+	if raw := obj.get("compressor"); raw != nil && string(raw) != "null" {
 		c, err := parseV2Codec("compressor", raw)
 		if err != nil {
 			return nil, err
@@ -123,9 +123,9 @@ func ParseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 		dimNames:  dimensionNamesFromAttrs(attrs, len(shape)),
 		keys:      chunkKeys{sep: sep},
 	}
-	dt, err := parseV2DataType(obj["dtype"])
+	dt, err := parseV2DataType(obj.get("dtype"))
 	if err != nil {
-		return a.typeError(obj["dtype"], err)
+		return a.typeError(obj.get("dtype"), err)
 	}
 	var objectCodec *v2Codec
 	if dt.kind == 'O' {
@@ -153,23 +153,23 @@ func ParseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 // parseArrayDoc parses the members a v1 meta and a v2 .zarray document
 // share: zarr_format (which must be version), shape, chunks and order
 // ("C" when absent or null).
-func parseArrayDoc(name string, doc []byte, version int) (obj map[string]json.RawMessage, shape, chunks []int64, order string, err error) {
-	if obj, err = DecodeObject(name, doc); err != nil {
-		return nil, nil, nil, "", err
+func parseArrayDoc(name string, doc []byte, version int) (obj members, shape, chunks []int64, order string, err error) {
+	if obj, err = decodeMembers(name, doc); err != nil {
+		return members{}, nil, nil, "", err
 	}
 	if err := checkZarrFormat(name, obj, version); err != nil {
-		return nil, nil, nil, "", err
+		return members{}, nil, nil, "", err
 	}
 	if shape, chunks, err = parseShapeAndChunks(obj); err != nil {
-		return nil, nil, nil, "", err
+		return members{}, nil, nil, "", err
 	}
 	order = "C"
-	if raw, ok := obj["order"]; ok && string(raw) != "null" {
+	if raw, ok := obj.lookup("order"); ok && string(raw) != "null" {
 		if s, ok := plainString(raw); ok && (s == "C" || s == "F") {
 			return obj, shape, chunks, s, nil
 		}
 		if err := json.Unmarshal(raw, &order); err != nil || order != "C" && order != "F" {
-			return nil, nil, nil, "", fmt.Errorf("%w: order %s must be \"C\" or \"F\"", ErrInvalidMetadata, compact(raw))
+			return members{}, nil, nil, "", fmt.Errorf("%w: order %s must be \"C\" or \"F\"", ErrInvalidMetadata, compact(raw))
 		}
 	}
 	return obj, shape, chunks, order, nil

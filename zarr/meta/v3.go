@@ -44,7 +44,7 @@ func ParseV3Node(doc []byte) (V3Node, error) {
 	if err != nil {
 		return v3KindHint(doc), err
 	}
-	if err := checkZarrFormat(V3Doc, obj, 3); err != nil {
+	if err := checkZarrFormat(V3Doc, members{m: obj}, 3); err != nil {
 		return v3KindHint(doc), err
 	}
 	n := V3Node{obj: obj, Attributes: json.RawMessage("{}")}
