@@ -33,8 +33,10 @@ type Hierarchy struct {
 	// consolidated holds the documents of consolidated metadata by store
 	// key ("a/.zarray", or "a/zarr.json" for v3); nil when there is none.
 	consolidated map[string]json.RawMessage
-	// prefetched holds root documents read while detecting the format.
-	prefetched map[string][]byte
+	// prefetched holds root documents read while detecting the format;
+	// probedMissing, those a remote store said it did not have then.
+	prefetched    map[string][]byte
+	probedMissing map[string]bool
 	// draft is the layout of a v3 draft hierarchy (nil for other formats).
 	draft *meta.Draft
 
@@ -161,6 +163,12 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 	var probed map[string]probe
 	if opts.Remote {
 		probed = probeRoot(ctx, st)
+		h.probedMissing = map[string]bool{}
+		for key, p := range probed {
+			if errors.Is(p.err, store.ErrNotExist) {
+				h.probedMissing[key] = true
+			}
+		}
 	}
 	get := func(key string) ([]byte, bool, error) {
 		var b []byte
@@ -445,7 +453,7 @@ func (h *Hierarchy) document(ctx context.Context, key string, indent string) (do
 	if b, ok := h.prefetched[key]; ok {
 		return b, time.Time{}, false, true, nil
 	}
-	if h.consolidatedNode(key) || h.listedMissing(key) {
+	if h.probedMissing[key] || h.consolidatedNode(key) || h.listedMissing(key) {
 		// Consolidated metadata holds every document of the nodes it
 		// knows; a listing, every document of the keys it passed.
 		return nil, time.Time{}, false, false, nil

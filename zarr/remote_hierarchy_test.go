@@ -395,6 +395,17 @@ func TestRemoteOpenProbesAtOnce(t *testing.T) {
 	if !maps.Equal(gets, want) {
 		t.Errorf("open read %v; want %v", gets, want)
 	}
+	// The root's load asks again for none of the documents the probe
+	// found missing (nor for .zgroup, which it found).
+	if _, err := h.Node(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	gets, _ = st.counts()
+	for _, key := range []string{v3Doc, v2Consolidated, v2ArrayDoc, v2GroupDoc, v1MetaDoc} {
+		if gets[key] != 0 {
+			t.Errorf("loading the root read %s again (%v)", key, gets)
+		}
+	}
 
 	// A consolidated hierarchy needs the first round only.
 	cons := &listingStore{Store: memStore(t, map[string]string{
