@@ -26,6 +26,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/zarrfs/zarrfs/internal/jsonplain"
 )
 
 var (
@@ -199,8 +201,8 @@ func (c Config) Decode(codec, key string, v any) (bool, error) {
 			return true, nil
 		}
 	case *string:
-		if s, ok := plainString(raw); ok {
-			*p = s
+		if chars, ok := jsonplain.String(raw); ok {
+			*p = string(chars)
 			return true, nil
 		}
 	}
@@ -227,20 +229,6 @@ func plainInt(raw []byte) (int, bool) {
 	}
 	n, err := strconv.Atoi(string(raw))
 	return n, err == nil
-}
-
-// plainString returns the string the JSON string raw stands for when it
-// holds only printable ASCII and no escape.
-func plainString(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
-	}
-	for _, c := range raw[1 : len(raw)-1] {
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return "", false
-		}
-	}
-	return string(raw[1 : len(raw)-1]), true
 }
 
 // Factory builds a codec from its configuration.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/internal/jsonplain"
 )
 
 // parseDims parses a list of non-negative (positive when positive is set)
@@ -258,18 +259,14 @@ func plainJSONValue(v []byte) bool {
 }
 
 // plainString returns the string the JSON string raw stands for when it
-// is plain (printable ASCII, no escape), as json.Unmarshal reads it; ok
-// is false for anything else, which the caller reads with json.Unmarshal.
+// is plain (jsonplain.String), interned; ok is false for anything else,
+// which the caller reads with json.Unmarshal.
 func plainString(raw []byte) (s string, ok bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+	chars, ok := jsonplain.String(raw)
+	if !ok {
 		return "", false
 	}
-	for _, c := range raw[1 : len(raw)-1] {
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return "", false
-		}
-	}
-	return memberKey(raw[1 : len(raw)-1]), true
+	return memberKey(chars), true
 }
 
 // rawFillValue returns the fill_value member of a v1, v2 or draft array
