@@ -269,13 +269,33 @@ func jsonNumber(raw []byte) bool {
 	return ok && end == len(raw)
 }
 
+// floatValue reads a float fill value as encoding/json would: the string
+// it is, or else the number (the error "not a number" when it is
+// neither). Plain strings and numbers are read without encoding/json.
+func floatValue(raw json.RawMessage) (s string, n json.Number, isString bool, err error) {
+	s, isString = plainString(raw)
+	if !isString && !jsonNumber(raw) {
+		isString = json.Unmarshal(raw, &s) == nil
+	}
+	if isString {
+		return s, "", true, nil
+	}
+	n = json.Number(raw) // a plain JSON number, as encoding/json reads it
+	if !jsonNumber(raw) {
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return "", "", false, fmt.Errorf("not a number")
+		}
+	}
+	return "", n, false, nil
+}
+
 // putFloat writes a float fill value (a number, "NaN", "Infinity",
 // "-Infinity" or a "0x…" bit pattern) into out (2, 4 or 8 bytes).
 func putFloat(out []byte, raw json.RawMessage) error {
 	var f float64
-	s, isString := plainString(raw)
-	if !isString && !jsonNumber(raw) {
-		isString = json.Unmarshal(raw, &s) == nil
+	s, n, isString, err := floatValue(raw)
+	if err != nil {
+		return err
 	}
 	if isString {
 		switch {
@@ -313,13 +333,6 @@ func putFloat(out []byte, raw json.RawMessage) error {
 			return fmt.Errorf("%q is not a number, NaN, Infinity, -Infinity or 0x… bits", s)
 		}
 	} else {
-		n := json.Number(raw) // a plain JSON number, as encoding/json reads it
-		if !jsonNumber(raw) {
-			if err := json.Unmarshal(raw, &n); err != nil {
-				return fmt.Errorf("not a number")
-			}
-		}
-		var err error
 		bitSize := 64
 		if len(out) == 4 {
 			bitSize = 32

@@ -2,12 +2,10 @@ package meta
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -207,9 +205,8 @@ func FuzzPlainMembers(f *testing.F) {
 }
 
 // FuzzPlainNumbers checks the one-pass readers of fill values against the
-// general ones: putInt against putIntSlowly, and putFloat against
-// putFloatBefore, putFloat as it was before it read plain numbers and
-// strings itself.
+// general ones: putInt against putIntSlowly, and the value putFloat reads
+// (floatValue) against encoding/json's (floatValueSlowly).
 func FuzzPlainNumbers(f *testing.F) {
 	for _, s := range []string{`0`, `-0`, `1`, `-1`, `255`, `256`, `-128`, `-129`, `01`, `1.0`, `1e3`, `18446744073709551615`,
 		`9223372036854775807`, `-9223372036854775808`, `0.0`, `1e400`, `-1.5e-3`, `"NaN"`, `"Infinity"`, `"-Infinity"`, `"0x7fc00000"`,
@@ -225,81 +222,25 @@ func FuzzPlainNumbers(f *testing.F) {
 					t.Fatalf("putInt(%q, %d bytes, unsigned %v) = %x, %v; slowly %x, %v", raw, size, unsigned, got, gotErr, want, wantErr)
 				}
 			}
-			if size == 1 {
-				continue
-			}
-			got, want := make([]byte, size), make([]byte, size)
-			gotErr, wantErr := putFloat(got, raw), putFloatBefore(want, raw)
-			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || gotErr == nil && !bytes.Equal(got, want) {
-				t.Fatalf("putFloat(%q, %d bytes) = %x, %v; before %x, %v", raw, size, got, gotErr, want, wantErr)
-			}
+		}
+		s, n, isString, err := floatValue(raw)
+		ws, wn, wIsString, wErr := floatValueSlowly(raw)
+		if s != ws || n != wn || isString != wIsString || fmt.Sprint(err) != fmt.Sprint(wErr) {
+			t.Fatalf("floatValue(%q) = %q, %q, %v, %v; slowly %q, %q, %v, %v", raw, s, n, isString, err, ws, wn, wIsString, wErr)
 		}
 	})
 }
 
-// putFloatBefore is putFloat as it was before it read plain numbers and
-// strings without encoding/json, for FuzzPlainNumbers.
-func putFloatBefore(out []byte, raw json.RawMessage) error {
-	var f float64
-	var s string
+// floatValueSlowly is floatValue with encoding/json alone, as putFloat
+// read its value before it read plain strings and numbers itself.
+func floatValueSlowly(raw json.RawMessage) (s string, n json.Number, isString bool, err error) {
 	if json.Unmarshal(raw, &s) == nil {
-		switch {
-		case s == "NaN":
-			switch len(out) {
-			case 2:
-				binary.LittleEndian.PutUint16(out, 0x7e00)
-			case 4:
-				binary.LittleEndian.PutUint32(out, 0x7fc00000)
-			case 8:
-				binary.LittleEndian.PutUint64(out, 0x7ff8000000000000)
-			default:
-				return fmt.Errorf("no %d-byte floats", len(out))
-			}
-			return nil
-		case s == "Infinity":
-			f = math.Inf(1)
-		case s == "-Infinity":
-			f = math.Inf(-1)
-		case strings.HasPrefix(s, "0x"):
-			if len(s) != 2+2*len(out) {
-				return fmt.Errorf("hex fill value %q needs %d digits", s, 2*len(out))
-			}
-			u, err := strconv.ParseUint(s[2:], 16, 64)
-			if err != nil {
-				return fmt.Errorf("hex fill value %q: %v", s, err)
-			}
-			for i := range out {
-				out[i] = byte(u >> (8 * i))
-			}
-			return nil
-		default:
-			return fmt.Errorf("%q is not a number, NaN, Infinity, -Infinity or 0x… bits", s)
-		}
-	} else {
-		var n json.Number
-		if err := json.Unmarshal(raw, &n); err != nil {
-			return fmt.Errorf("not a number")
-		}
-		var err error
-		bitSize := 64
-		if len(out) == 4 {
-			bitSize = 32
-		}
-		if f, err = strconv.ParseFloat(n.String(), bitSize); err != nil {
-			return fmt.Errorf("%s: %v", n, err)
-		}
+		return s, "", true, nil
 	}
-	switch len(out) {
-	case 2:
-		binary.LittleEndian.PutUint16(out, halfFromFloat64(f))
-	case 4:
-		binary.LittleEndian.PutUint32(out, math.Float32bits(float32(f)))
-	case 8:
-		binary.LittleEndian.PutUint64(out, math.Float64bits(f))
-	default:
-		return fmt.Errorf("no %d-byte floats", len(out))
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return "", "", false, fmt.Errorf("not a number")
 	}
-	return nil
+	return "", n, false, nil
 }
 
 // FuzzArrayDimensions checks dimensionNamesFromAttrs, which reads usual
