@@ -2,17 +2,14 @@ package fs
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"log"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 
@@ -106,19 +103,10 @@ func (s *readsStore) read(prefix string) bool {
 // a group of arrays is, and nothing past the last group. Nothing else is
 // loaded that the walk did not reach.
 func TestListAheadWalk(t *testing.T) {
-	ctx := context.Background()
 	st := &readsStore{Store: treeStore(t, 3, 4)}
-	h, err := zarr.Open(ctx, st, zarr.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := h.Node(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := newRawFS(h, root, Config{}, log.New(io.Discard, "", 0))
+	raw := rawTree(t, st)
 	buf := make([]byte, 32<<10)
-	groups := listPlus(t, raw, fuse.FUSE_ROOT_ID, buf) // g00, g01, g02
+	groups, _, _ := listPlus(t, raw, fuse.FUSE_ROOT_ID, buf) // g00, g01, g02
 	for i, want := range []struct{ loaded, notLoaded string }{
 		{"g00/a000/", "g01/a"}, // after the root
 		{"g01/a000/", "g02/a"}, // after g00
@@ -136,30 +124,5 @@ func TestListAheadWalk(t *testing.T) {
 		if i < len(groups) {
 			listPlus(t, raw, groups[i], buf)
 		}
-	}
-}
-
-// listPlus lists the directory nodeID with READDIRPLUS as the kernel does
-// and returns the node ids of its subdirectories.
-func listPlus(tb testing.TB, raw fuse.RawFileSystem, nodeID uint64, buf []byte) []uint64 {
-	var dirs []uint64
-	for off := uint64(0); ; {
-		out := fuse.NewDirEntryList(buf, off)
-		in := &fuse.ReadIn{InHeader: fuse.InHeader{NodeId: nodeID}, Offset: off, Size: uint32(len(buf))}
-		if st := raw.ReadDirPlus(nil, in, out); !st.Ok() {
-			tb.Fatalf("READDIRPLUS %d at %d: %v", nodeID, off, st)
-		}
-		data := out.Bytes()
-		if len(data) == 0 {
-			return dirs
-		}
-		for len(data) > 0 {
-			e := data[unsafe.Sizeof(fuse.EntryOut{}):]
-			if binary.LittleEndian.Uint32(e[20:]) == syscall.S_IFDIR>>12 {
-				dirs = append(dirs, binary.LittleEndian.Uint64(data))
-			}
-			data = e[(24+int(binary.LittleEndian.Uint32(e[16:]))+7)&^7:]
-		}
-		off = out.Offset
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/memory"
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -40,12 +41,11 @@ func treeStore(tb testing.TB, groups, per int) *memory.Store {
 	return st
 }
 
-// walkPlus lists the directory nodeID and everything below it as the
-// kernel does for find(1) on a mount without OPENDIR: READDIRPLUS requests
-// with handle 0 from offset 0 until one comes back empty. It returns the
-// number of entries and of READDIRPLUS requests.
-func walkPlus(tb testing.TB, raw fuse.RawFileSystem, nodeID uint64, buf []byte) (entries, requests int) {
-	var dirs []uint64
+// listPlus lists the directory nodeID as the kernel does for find(1) on a
+// mount without OPENDIR: READDIRPLUS requests with handle 0 from offset 0
+// until one comes back empty. It returns the node ids of its
+// subdirectories, and the number of entries and of requests.
+func listPlus(tb testing.TB, raw fuse.RawFileSystem, nodeID uint64, buf []byte) (dirs []uint64, entries, requests int) {
 	for off := uint64(0); ; {
 		out := fuse.NewDirEntryList(buf, off)
 		in := &fuse.ReadIn{InHeader: fuse.InHeader{NodeId: nodeID}, Offset: off, Size: uint32(len(buf))}
@@ -55,7 +55,7 @@ func walkPlus(tb testing.TB, raw fuse.RawFileSystem, nodeID uint64, buf []byte) 
 		}
 		data := out.Bytes()
 		if len(data) == 0 {
-			break
+			return dirs, entries, requests
 		}
 		for len(data) > 0 {
 			// fuse_direntplus: fuse_entry_out, then fuse_dirent (ino,
@@ -71,6 +71,12 @@ func walkPlus(tb testing.TB, raw fuse.RawFileSystem, nodeID uint64, buf []byte) 
 		}
 		off = out.Offset
 	}
+}
+
+// walkPlus lists the directory nodeID and everything below it with
+// listPlus. It returns the number of entries and of READDIRPLUS requests.
+func walkPlus(tb testing.TB, raw fuse.RawFileSystem, nodeID uint64, buf []byte) (entries, requests int) {
+	dirs, entries, requests := listPlus(tb, raw, nodeID, buf)
 	for _, d := range dirs {
 		n, r := walkPlus(tb, raw, d, buf)
 		entries, requests = entries+n, requests+r
@@ -78,20 +84,27 @@ func walkPlus(tb testing.TB, raw fuse.RawFileSystem, nodeID uint64, buf []byte) 
 	return entries, requests
 }
 
-// TestWalkPlus checks walkPlus, BenchmarkFind's walker, against the tree:
-// every group and array directory is listed with two requests.
-func TestWalkPlus(t *testing.T) {
+// rawTree opens the hierarchy in st and returns the mount's file system
+// over it, as the kernel would talk to it (no kernel involved).
+func rawTree(tb testing.TB, st store.Store) fuse.RawFileSystem {
+	tb.Helper()
 	ctx := context.Background()
-	h, err := zarr.Open(ctx, treeStore(t, 3, 5), zarr.Options{})
+	h, err := zarr.Open(ctx, st, zarr.Options{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	root, err := h.Node(ctx, "")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	raw, _ := newRawFS(h, root, Config{}, log.New(io.Discard, "", 0))
-	entries, requests := walkPlus(t, raw, fuse.FUSE_ROOT_ID, make([]byte, 32<<10))
+	return raw
+}
+
+// TestWalkPlus checks walkPlus, BenchmarkFind's walker, against the tree:
+// every group and array directory is listed with two requests.
+func TestWalkPlus(t *testing.T) {
+	entries, requests := walkPlus(t, rawTree(t, treeStore(t, 3, 5)), fuse.FUSE_ROOT_ID, make([]byte, 32<<10))
 	// root: .zgroup, info.txt, 3 groups; a group: .zgroup, info.txt,
 	// dataset.nc, 5 arrays; an array: .zarray, data, data.npy, data.hdr,
 	// data.nhdr, info.txt.
@@ -110,22 +123,11 @@ func TestWalkPlus(t *testing.T) {
 // find through the kernel on a directory store.
 func BenchmarkFind(b *testing.B) {
 	const groups, per = 10, 100
-	ctx := context.Background()
 	st := treeStore(b, groups, per)
 	buf := make([]byte, 32<<10) // find's getdents buffer
-	discard := log.New(io.Discard, "", 0)
 	b.ReportAllocs()
 	for b.Loop() {
-		h, err := zarr.Open(ctx, st, zarr.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		root, err := h.Node(ctx, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		raw, _ := newRawFS(h, root, Config{}, discard)
-		walkPlus(b, raw, fuse.FUSE_ROOT_ID, buf)
+		walkPlus(b, rawTree(b, st), fuse.FUSE_ROOT_ID, buf)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*groups*per), "ns/array")
 }
