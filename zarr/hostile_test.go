@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zarrfs/zarrfs/internal/peertest"
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/memory"
 )
@@ -558,18 +559,7 @@ func TestHostileConsolidatedPaths(t *testing.T) {
 // hostileSeeds returns the files of testdata/hostile/meta whose names
 // start with prefix, for fuzz corpora.
 func hostileSeeds(f *testing.F, prefix string) [][]byte {
-	f.Helper()
-	names, err := filepath.Glob(filepath.Join(filepath.Join("testdata", "hostile", "meta"), prefix+"*"))
-	if err != nil || len(names) == 0 {
-		f.Fatalf("no hostile seeds %s*: %v", prefix, err)
-	}
-	out := make([][]byte, len(names))
-	for i, name := range names {
-		if out[i], err = os.ReadFile(name); err != nil {
-			f.Fatal(err)
-		}
-	}
-	return out
+	return peertest.Files(f, "zarr/testdata/hostile/meta/"+prefix+"*")
 }
 
 // draftFuzzLayouts are the places FuzzDraftNode puts its document, named

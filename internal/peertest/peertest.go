@@ -129,3 +129,21 @@ func Corpus(t testing.TB) string {
 	}
 	return dir
 }
+
+// Files returns the contents of the files below the repository root that
+// match pattern (filepath.Glob), in name order, for fuzz seeds; it fails
+// when none matches, so that a moved directory cannot leave a corpus empty.
+func Files(tb testing.TB, pattern string) [][]byte {
+	tb.Helper()
+	names, err := filepath.Glob(filepath.Join(RepoRoot(), pattern))
+	if err != nil || len(names) == 0 {
+		tb.Fatalf("no files %s: %v", pattern, err)
+	}
+	out := make([][]byte, len(names))
+	for i, name := range names {
+		if out[i], err = os.ReadFile(name); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return out
+}

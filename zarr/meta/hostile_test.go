@@ -6,28 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zarrfs/zarrfs/internal/peertest"
 )
 
 // hostileSeeds returns the files of zarr/testdata/hostile/meta (whose
 // documents TestHostileMetadata reads through a hierarchy) whose names
 // start with prefix, for fuzz corpora.
 func hostileSeeds(f *testing.F, prefix string) [][]byte {
-	f.Helper()
-	names, err := filepath.Glob(filepath.Join(filepath.Join("..", "testdata", "hostile", "meta"), prefix+"*"))
-	if err != nil || len(names) == 0 {
-		f.Fatalf("no hostile seeds %s*: %v", prefix, err)
-	}
-	out := make([][]byte, len(names))
-	for i, name := range names {
-		if out[i], err = os.ReadFile(name); err != nil {
-			f.Fatal(err)
-		}
-	}
-	return out
+	return peertest.Files(f, "zarr/testdata/hostile/meta/"+prefix+"*")
 }
 
 // hostileMembers returns member key of every hostile document whose name
