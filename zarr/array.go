@@ -565,9 +565,11 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 		}
 		a.readAhead(ahead, e0, e1, rate)
 	}
-	// A store that queues requests serves the read's own before those
-	// read ahead, which it waits for otherwise.
-	ctx = store.Urgent(ctx)
+	// A remote store, which queues requests, serves the read's own before
+	// those read ahead, which it waits for otherwise.
+	if a.cache != nil && a.cache.aheadTime > 0 {
+		ctx = store.Urgent(ctx)
+	}
 	if off%item == 0 && n%item == 0 {
 		if direct, err = a.readDirect(ctx, p[:n], e0, e1); err == nil && !direct {
 			err = a.readElements(ctx, p[:n], e0, e1, !sequential, col)
