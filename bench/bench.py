@@ -173,11 +173,12 @@ def timed(*cmd):
     return timed_cpu(*cmd)[0]
 
 
-def timed_cpu(*cmd):
-    """Run cmd with its output to /dev/null: wall seconds and CPU seconds (user + system)."""
+def timed_cpu(*cmd, env=None):
+    """Run cmd (in env, os.environ by default) with its output to /dev/null: wall seconds and
+    CPU seconds (user + system)."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(list(cmd), check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(list(cmd), check=True, stdout=subprocess.DEVNULL, env=env)
     t = time.perf_counter() - t
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     return t, r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime

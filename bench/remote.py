@@ -140,8 +140,12 @@ def bench_read(s3, out):
     want = zlib.crc32(open(os.path.join(DIR, "raw.bin"), "rb").read())
     methods = ["python", "mount-http", "mount-s3", "mount-http-cat", "cat-http", "cat-s3"]
     res = {d: {m: [] for m in methods} for d in DELAYS}
+    # CPU seconds of each read: the reading process, the zarrfs process (the daemon, or zarrfs
+    # cat) and the servers (farstore, and versitygw behind the S3 one), which share the cores.
+    cpu = {d: {m: [] for m in methods} for d in DELAYS}
     for d in DELAYS:
         h, p = farstore(d, "-dir", os.path.join(DIR, "http")), farstore(d, "-target", s3.url)
+        servers = lambda: sum(bench.proc_cpu(x.p.pid) for x in (h, p, s3))  # noqa: E731
         try:
             for rnd in range(ROUNDS):
                 order = methods[rnd % len(methods):] + methods[:rnd % len(methods)]
@@ -149,23 +153,28 @@ def bench_read(s3, out):
                     bench.prewarm(size)
                     check = rnd == 0 and m in ("python", "mount-http", "mount-s3")
                     crc = ["crc"] if check else []
+                    s0, zf = servers(), 0.0
                     if m == "python":
                         r = bench.read("zarr-http", h.url + "/far.zarr", *crc)
                     elif m == "mount-http-cat":
                         with bench.Mount(h.url + "/far.zarr", [], env=S3ENV) as mnt:
-                            r = {"s": bench.timed("cat", os.path.join(mnt.mnt, "arr", "data"))}
+                            z0 = bench.proc_cpu(mnt.p.pid)
+                            s, c = bench.timed_cpu("cat", os.path.join(mnt.mnt, "arr", "data"))
+                            r, zf = {"s": s, "cpu": c}, bench.proc_cpu(mnt.p.pid) - z0
                     elif m.startswith("mount"):
                         store, extra = (h.url + "/far.zarr", []) if m == "mount-http" else ("s3://bench/far.zarr", s3flags(p.url))
                         with bench.Mount(store, extra, env=S3ENV) as mnt:
+                            z0 = bench.proc_cpu(mnt.p.pid)
                             r = bench.read("fromfile", os.path.join(mnt.mnt, "arr", "data"), *crc)
+                            zf = bench.proc_cpu(mnt.p.pid) - z0
                     else:
                         store, extra = (h.url + "/far.zarr", []) if m == "cat-http" else ("s3://bench/far.zarr", s3flags(p.url))
-                        t = time.perf_counter()
-                        subprocess.run([bench.ZARRFS, "cat", *extra, store, "arr"], check=True, stdout=subprocess.DEVNULL, env=S3ENV)
-                        r = {"s": time.perf_counter() - t}
+                        s, zf = bench.timed_cpu(bench.ZARRFS, "cat", *extra, store, "arr", env=S3ENV)
+                        r = {"s": s, "cpu": 0.0}
                     if check and (r["crc"] != want or r["n"] != size):
                         raise RuntimeError("%s at %d ms: read back %d bytes, crc %x; want %d, %x" % (m, d, r["n"], r["crc"], size, want))
                     res[d][m].append(r["s"])
+                    cpu[d][m].append((r["cpu"], zf, servers() - s0))
                 log("  %d ms round %d: %s" % (d, rnd + 1, " ".join("%s %.2fs" % (m, res[d][m][-1]) for m in methods)))
         finally:
             h.close()
@@ -181,6 +190,27 @@ def bench_read(s3, out):
             d, mb["python"], mb["mount-http"], mb["mount-s3"], mb["mount-http-cat"], mb["cat-http"], mb["cat-s3"],
             mb["mount-http"] / mb["python"], mb["cat-http"] / mb["python"], mb["mount-http"] / mb["cat-http"],
             mb["mount-http-cat"] / mb["cat-http"], mb["mount-s3"] / mb["mount-http"]))
+    out.append("")
+    cpu_table(out, size, res, cpu)
+
+
+def cpu_table(out, size, res, cpu):
+    """The CPU each read took, and what it bounds: a read whose processes together take C CPU-s
+    lasts at least C / cores, however well it overlaps fetching, decoding and delivering."""
+    shown = ["python", "mount-http", "mount-s3", "cat-http"]
+    out.append("CPU-s per read (medians): reader + zarrfs + servers (farstore, versitygw for S3). "
+               "Bound: the read's MB/s were all %d cores busy with that CPU for its whole length; "
+               "mount bound / python (/ cat): the most the mount could reach against zarr-python's (zarrfs cat's) "
+               "measured read.\n" % bench.CORES)
+    out.append("| first-byte delay | %s | mount HTTP bound MB/s | bound / python | bound / cat |" % " | ".join(shown))
+    out.append("|---|%s---|---|---|" % ("---|" * len(shown)))
+    for d in DELAYS:
+        med = {m: [statistics.median(c[i] for c in cpu[d][m]) for i in range(3)] for m in shown}
+        bound = size / 1e6 / (sum(med["mount-http"]) / bench.CORES)
+        python = size / 1e6 / statistics.median(res[d]["python"])
+        cat = size / 1e6 / statistics.median(res[d]["cat-http"])
+        out.append("| %d ms | %s | %.0f | %.2f | %.2f |" % (
+            d, " | ".join("%.2f + %.2f + %.2f" % tuple(med[m]) for m in shown), bound, bound / python, bound / cat))
     out.append("")
 
 
