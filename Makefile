@@ -156,6 +156,7 @@ demo: build
 # BENCH_TREE and BENCH_DIR make it smaller or place its data.
 bench: build
 	$(GO) build -o bin/benchdata ./bench/benchdata
+	$(GO) build -o bin/findfloor ./bench/findfloor
 	/usr/bin/python3 bench/bench.py
 
 # bench-remote: zarrfs (mount and cat, over HTTP and S3) against zarr-python +

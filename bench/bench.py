@@ -8,7 +8,8 @@ in alternating rounds, and prints a Markdown table of medians and ratios:
   mounted file system (the first read after mounting); zarrfs cat > /dev/null; and the
   page-cache ceiling (np.fromfile and cat of the raw bytes in one page-cached file);
   scaling: first-read throughput for arrays of BENCH_SCALE_MIB sizes and the daemon's
-  peak RSS during the largest; find and ls -lR over a hierarchy of BENCH_TREE arrays;
+  peak RSS during the largest; find and ls -lR over a hierarchy of BENCH_TREE arrays, and
+  find over the same tree served by bench/findfloor (a FUSE server doing nothing else);
   random 4 KiB preads: median and p99 latency, cold and with the chunks cached.
 
 Environment (defaults in brackets):
@@ -16,7 +17,8 @@ Environment (defaults in brackets):
   BENCH_ROUNDS [5]                            BENCH_SCALE_MIB [16,256,2048]
   BENCH_TREE [10000]                          BENCH_MOUNT_ARGS []     extra `zarrfs mount` flags
   BENCH_ONLY [main,scale,tree,pread] (gen: only generate)
-  BENCH_PROFILE []  when set, every mount writes a CPU profile to BENCH_DIR/profile-STORE.prof          ZARRFS [bin/zarrfs]  BENCHDATA [bin/benchdata]
+  BENCH_PROFILE []  when set, every mount writes a CPU profile to BENCH_DIR/profile-STORE.prof
+  ZARRFS [bin/zarrfs]  BENCHDATA [bin/benchdata]  FINDFLOOR [bin/findfloor]
 
 Every store file is read once before each round, so every reader (zarr-python, the mount,
 zarrfs cat) reads its store from the page cache: the comparison is of decoding, not disks.
@@ -54,6 +56,7 @@ ONLY = env("BENCH_ONLY", "main,scale,tree,pread").split(",")
 PROFILE = env("BENCH_PROFILE", "") != ""
 ZARRFS = os.path.abspath(env("ZARRFS", os.path.join(ROOT, "bin", "zarrfs")))
 BENCHDATA = os.path.abspath(env("BENCHDATA", os.path.join(ROOT, "bin", "benchdata")))
+FINDFLOOR = os.path.abspath(env("FINDFLOOR", os.path.join(ROOT, "bin", "findfloor")))
 CHUNK_BYTES = 512 * 1024 * 4  # the arrays' chunks (bench/gen.py, bench/benchdata)
 SHARD_BYTES = 4 * CHUNK_BYTES
 
@@ -425,6 +428,9 @@ def bench_tree(out):
             with Mount(d) as m:
                 res[name].append(timed(*cmd, m.mnt))
     res["find (the store dir itself)"] = [timed("find", d) for _ in range(ROUNDS)]
+    if TREE % 100 == 0:
+        res["find, the same tree from a FUSE server doing nothing else (findfloor)"] = [
+            floor_find(TREE // 100) for _ in range(ROUNDS)]
     trips = []
     with Mount(d) as m:
         for _ in range(ROUNDS):
@@ -440,6 +446,23 @@ def bench_tree(out):
     out.append("One FUSE round trip (getxattr of a missing attribute, %d calls): median %.1f µs. find makes "
                "two READDIRPLUS requests per directory, %d in all: %.2f s of round trips alone.\n"
                % (len(trips), trip * 1e6, 2 * dirs, 2 * dirs * trip))
+
+
+def floor_find(groups):
+    """find over bench/findfloor's tree of groups x 100 arrays, on a fresh mount: seconds."""
+    mnt = tempfile.mkdtemp(prefix="zarrfs-bench-floor-")
+    p = subprocess.Popen([FINDFLOOR, "-groups", str(groups), "-arrays", "100", mnt])
+    try:
+        deadline = time.time() + 20
+        while not os.path.ismount(mnt):
+            if p.poll() is not None or time.time() > deadline:
+                raise RuntimeError("findfloor did not mount")
+            time.sleep(0.02)
+        return timed("find", mnt)
+    finally:
+        subprocess.run(["fusermount3", "-u", mnt])
+        p.wait()
+        os.rmdir(mnt)
 
 
 def bench_pread(main, out):
