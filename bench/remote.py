@@ -201,16 +201,19 @@ def cpu_table(out, size, res, cpu):
     out.append("CPU-s per read (medians): reader + zarrfs + servers (farstore, versitygw for S3). "
                "Bound: the read's MB/s were all %d cores busy with that CPU for its whole length; "
                "mount bound / python (/ cat): the most the mount could reach against zarr-python's (zarrfs cat's) "
-               "measured read.\n" % bench.CORES)
-    out.append("| first-byte delay | %s | mount HTTP bound MB/s | bound / python | bound / cat |" % " | ".join(shown))
-    out.append("|---|%s---|---|---|" % ("---|" * len(shown)))
+               "measured read; S3 bound / HTTP bound: the same over S3, where versitygw shares the cores.\n" % bench.CORES)
+    out.append("| first-byte delay | %s | mount HTTP bound MB/s | bound / python | bound / cat | S3 bound / HTTP bound |"
+               % " | ".join(shown))
+    out.append("|---|%s---|---|---|---|" % ("---|" * len(shown)))
     for d in DELAYS:
         med = {m: [statistics.median(c[i] for c in cpu[d][m]) for i in range(3)] for m in shown}
         bound = size / 1e6 / (sum(med["mount-http"]) / bench.CORES)
         python = size / 1e6 / statistics.median(res[d]["python"])
         cat = size / 1e6 / statistics.median(res[d]["cat-http"])
-        out.append("| %d ms | %s | %.0f | %.2f | %.2f |" % (
-            d, " | ".join("%.2f + %.2f + %.2f" % tuple(med[m]) for m in shown), bound, bound / python, bound / cat))
+        s3 = size / 1e6 / (sum(med["mount-s3"]) / bench.CORES)
+        out.append("| %d ms | %s | %.0f | %.2f | %.2f | %.2f |" % (
+            d, " | ".join("%.2f + %.2f + %.2f" % tuple(med[m]) for m in shown), bound, bound / python, bound / cat,
+            s3 / bound))
     out.append("")
 
 
