@@ -143,16 +143,20 @@ func lsNames(t *testing.T, dir string) []string {
 }
 
 // TestLiveAnswersWhileRenewalHangs mounts a consolidated HTTP store with
-// --live 1s, then makes the server hang every request: once the TTL has
-// passed, an access starts a renewal that hangs, and stat, ls -l and a read
-// of a cached array still answer from the old view while it hangs (the
-// store timeout is a minute, the hang lasts until the test ends; how long
-// each took is logged, not asserted).
+// --live, reads an array and lists the tree, then makes the server hang
+// every request: once the TTL has passed, an access starts a renewal that
+// hangs, and stat, ls -l and a read of the array still answer from the view
+// they were read from while it hangs (the store timeout is a minute, the
+// hang lasts until the test ends; how long each took is logged, not
+// asserted). That view must still be the mount's first: a renewal that
+// succeeded during the reads would have made a new one, whose files are
+// new inodes read from the store again. So the reads must end within the
+// TTL of mounting; on a machine too slow for that, the test mounts again
+// with twice the TTL.
 func TestLiveAnswersWhileRenewalHangs(t *testing.T) {
 	needFuse(t)
 	rs := remoteData(t)
 	url, srv := serveHTTP(t, rs.root)
-	m := mountStore(t, url+"/v3cons", "--live", "1s", "--store-timeout", "1m")
 	var arr mountArray
 	for _, a := range rs.v3 {
 		if a.File == "data" && a.Unsupported == "" && !strings.Contains(a.Path, "/") {
@@ -163,18 +167,34 @@ func TestLiveAnswersWhileRenewalHangs(t *testing.T) {
 	if arr.Path == "" {
 		t.Fatal("no top-level array in the remote fixture")
 	}
-	data := filepath.Join(m.dir, arr.Path, "data")
 	ref, err := os.ReadFile(arr.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameBytes(t, arr.Path+" before", run(t, "cat", data), ref)
-	// What the commands below ask is read before the store hangs (a
-	// document's stored bytes are fetched at its first stat).
-	run(t, "ls", "-lR", m.dir)
+	var m *mounted
+	var data string
+	var expires time.Time // by then the first view has expired
+	for ttl := 2 * time.Second; ; ttl *= 2 {
+		if ttl > 16*time.Second {
+			t.Fatal("reading the mount took longer than 16 s every time")
+		}
+		start := time.Now()
+		m = mountStore(t, url+"/v3cons", "--live", ttl.String(), "--store-timeout", "1m")
+		expires = time.Now().Add(ttl)
+		data = filepath.Join(m.dir, arr.Path, "data")
+		sameBytes(t, arr.Path+" before", run(t, "cat", data), ref)
+		// What the commands below ask is read before the store hangs (a
+		// document's stored bytes are fetched at its first stat).
+		run(t, "ls", "-lR", m.dir)
+		if time.Since(start) < ttl {
+			break
+		}
+		t.Logf("mounting and reading took %v, more than --live %v: mounting again", time.Since(start).Round(time.Millisecond), ttl)
+		unmount(m.dir)
+	}
 	srv.Counts()
 	srv.SetFault(func(*nethttp.Request, int64) remotetest.Action { return remotetest.Action{Hang: true} })
-	time.Sleep(1200 * time.Millisecond)
+	time.Sleep(time.Until(expires) + 200*time.Millisecond)
 	// This stat starts the renewal, which hangs on the server.
 	start := time.Now()
 	if _, stderr, err := runTool("stat", data); err != nil {
