@@ -209,23 +209,24 @@ def du(path):
 
 class Mount:
     """A fresh `zarrfs mount` of a store (by binary, ZARRFS by default, with env for the daemon's
-    environment, os.environ by default); peak() is the daemon's peak RSS in bytes."""
+    environment, os.environ by default); peak() is the daemon's peak RSS in bytes. server, when
+    given, is another FUSE server's command, run with the mount point added last instead."""
 
-    def __init__(self, store, extra=(), binary=None, env=None):
+    def __init__(self, store, extra=(), binary=None, env=None, server=None):
         self.zarrfs = binary or ZARRFS
         self.mnt = tempfile.mkdtemp(prefix="zarrfs-bench-mnt-")
         os.makedirs(BENCH_DIR, exist_ok=True)
         self.logf = open(os.path.join(BENCH_DIR, "mount.log"), "a")
         menv = dict(os.environ if env is None else env)
-        if PROFILE:
+        if PROFILE and server is None:
             menv["ZARRFS_CPUPROFILE"] = os.path.join(BENCH_DIR, "profile-%s.prof" % os.path.basename(store))
-        self.p = subprocess.Popen([self.zarrfs, "mount", *MOUNT_ARGS, *extra, store, self.mnt],
-                                  stdout=self.logf, stderr=self.logf, env=menv)
+        cmd = [*server, self.mnt] if server else [self.zarrfs, "mount", *MOUNT_ARGS, *extra, store, self.mnt]
+        self.p = subprocess.Popen(cmd, stdout=self.logf, stderr=self.logf, env=menv)
         deadline = time.time() + 60
         while not os.path.ismount(self.mnt):
             if self.p.poll() is not None or time.time() > deadline:
                 self.close()
-                raise RuntimeError("zarrfs mount %s failed (see %s/mount.log)" % (store, BENCH_DIR))
+                raise RuntimeError("%s failed to mount (see %s/mount.log)" % (" ".join(cmd), BENCH_DIR))
             time.sleep(0.02)
 
     def peak(self):
@@ -450,19 +451,8 @@ def bench_tree(out):
 
 def floor_find(groups):
     """find over bench/findfloor's tree of groups x 100 arrays, on a fresh mount: seconds."""
-    mnt = tempfile.mkdtemp(prefix="zarrfs-bench-floor-")
-    p = subprocess.Popen([FINDFLOOR, "-groups", str(groups), "-arrays", "100", mnt])
-    try:
-        deadline = time.time() + 20
-        while not os.path.ismount(mnt):
-            if p.poll() is not None or time.time() > deadline:
-                raise RuntimeError("findfloor did not mount")
-            time.sleep(0.02)
-        return timed("find", mnt)
-    finally:
-        subprocess.run(["fusermount3", "-u", mnt])
-        p.wait()
-        os.rmdir(mnt)
+    with Mount(None, server=[FINDFLOOR, "-groups", str(groups), "-arrays", "100"]) as m:
+        return timed("find", m.mnt)
 
 
 def bench_pread(main, out):
