@@ -286,28 +286,23 @@ func BenchmarkLoadV2Tree(b *testing.B) {
 // array: what opening a large remote hierarchy costs, the store aside.
 func BenchmarkOpenConsolidated(b *testing.B) {
 	const arrays = 10000
-	zarray := `{
-    "chunks": [
-        8
-    ],
-    "compressor": null,
-    "dimension_separator": ".",
-    "dtype": "<i4",
-    "fill_value": 0,
-    "filters": null,
-    "order": "C",
-    "shape": [
-        64
-    ],
-    "zarr_format": 2
-}`
+	ctx := context.Background()
+	// The .zarray of BenchmarkLoadV2Tree's arrays, as CreateArray writes it.
+	one := memory.New()
+	if _, err := CreateArray(ctx, one, "a", ArrayMeta{Format: FormatV2,
+		Shape: []int64{64}, ChunkShape: []int64{8}, DataType: "<i4", FillValue: 0}); err != nil {
+		b.Fatal(err)
+	}
+	zarray, err := one.Get(ctx, "a/.zarray")
+	if err != nil {
+		b.Fatal(err)
+	}
 	var doc bytes.Buffer
 	doc.WriteString("{\n    \"metadata\": {\n        \".zgroup\": {\n            \"zarr_format\": 2\n        }")
 	for i := range arrays {
-		fmt.Fprintf(&doc, ",\n        \"a%05d/.zarray\": %s", i, strings.ReplaceAll(zarray, "\n", "\n        "))
+		fmt.Fprintf(&doc, ",\n        \"a%05d/.zarray\": %s", i, strings.ReplaceAll(string(zarray), "\n", "\n        "))
 	}
 	doc.WriteString("\n    },\n    \"zarr_consolidated_format\": 1\n}")
-	ctx := context.Background()
 	st := memory.New()
 	if err := st.Set(ctx, ".zmetadata", doc.Bytes()); err != nil {
 		b.Fatal(err)
