@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/dsnet/compress v0.0.1
+	github.com/google/flatbuffers v25.12.19+incompatible
 	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/klauspost/compress v1.20.3
 	github.com/minio/minio-go/v7 v7.4.1

@@ -1,0 +1,188 @@
+package icechunk
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/dir"
+)
+
+// openTestRepo writes a test repository and opens it, with file://
+// virtual references read from the local disk.
+func openTestRepo(t *testing.T, spec int, compressed bool) (*testRepo, *Repo) {
+	t.Helper()
+	tr := writeTestRepo(t, spec, compressed)
+	st, err := dir.Open(tr.dir, dir.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if !Detect(ctx, st) {
+		t.Fatal("repository not detected")
+	}
+	r, err := Open(ctx, st, Options{AllowFile: true, OpenURL: openFileURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return tr, r
+}
+
+// openFileURL opens file:///DIR as a directory store.
+func openFileURL(_ context.Context, base string) (store.Store, error) {
+	p, ok := strings.CutPrefix(base, "file://")
+	if !ok {
+		return nil, fmt.Errorf("test opens only file:// URLs, not %s", base)
+	}
+	return dir.Open(p, dir.Options{ReadOnly: true})
+}
+
+// chunkValues decodes a chunk as the test writer encodes it.
+func chunkValues(t *testing.T, b []byte, itemsize int) []float64 {
+	t.Helper()
+	raw := unzstd(t, b)
+	out := make([]float64, len(raw)/itemsize)
+	for i := range out {
+		switch itemsize {
+		case 1:
+			out[i] = float64(int8(raw[i]))
+		case 2:
+			out[i] = float64(int16(binary.LittleEndian.Uint16(raw[2*i:])))
+		case 4:
+			out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])))
+		}
+	}
+	return out
+}
+
+// TestSnapshotStore reads every chunk of every array of every snapshot of
+// repositories of spec 1 and 2 (with plain and dictionary-compressed
+// virtual locations) written by the test writer, through references by
+// branch, tag and snapshot id, and compares them with the formulas the
+// writer wrote.
+func TestSnapshotStore(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		spec       int
+		compressed bool
+	}{{1, false}, {2, false}, {2, true}} {
+		t.Run(fmt.Sprintf("spec%d-compressed=%v", tc.spec, tc.compressed), func(t *testing.T) {
+			tr, r := openTestRepo(t, tc.spec, tc.compressed)
+			if r.Spec() != tc.spec {
+				t.Errorf("spec %d", r.Spec())
+			}
+			if got := r.Branches(); len(got) != 2 || got["main"] != tr.snaps["s3"] || got["dev"] != tr.snaps["s5"] {
+				t.Errorf("branches %v", got)
+			}
+			if got := r.Tags(); len(got) != 2 || got["v1"] != tr.snaps["s4"] || got["v2"] != tr.snaps["s5"] {
+				t.Errorf("tags %v (gone must not appear)", got)
+			}
+			snaps, err := r.Snapshots(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var msgs []string
+			for _, s := range snaps {
+				msgs = append(msgs, s.Message)
+			}
+			want := []string{"more structure", "delete a chunk", "set virtual chunk", "fill data", "empty structure", "Repository initialized"}
+			if !slices.Equal(msgs, want) {
+				t.Errorf("snapshots %q, want %q", msgs, want)
+			}
+			refs := map[string]string{"main": "s3", "dev": "s5", "v1": "s4", "v2": "s5"}
+			for name, id := range tr.snaps {
+				refs[id.String()] = name
+				refs[strings.ToLower(id.String())] = name
+			}
+			for ref, name := range refs {
+				s, err := r.Ref(ctx, ref)
+				if err != nil {
+					t.Fatalf("%s: %v", ref, err)
+				}
+				if s.ID() != tr.snaps[name] {
+					t.Fatalf("%s: snapshot %s, want %s", ref, s.ID(), tr.snaps[name])
+				}
+				checkSnapshot(t, s, name)
+			}
+			if _, err := r.Ref(ctx, "nope"); !errors.Is(err, ErrNoRef) {
+				t.Errorf("unknown ref: %v", err)
+			}
+		})
+	}
+}
+
+// checkSnapshot compares every chunk of snapshot s (named name in
+// writeTestRepo) with the formulas.
+func checkSnapshot(t *testing.T, s *Snapshot, name string) {
+	t.Helper()
+	ctx := context.Background()
+	arrays := []struct {
+		path        string
+		grid, chunk [2]int
+		itemsize    int
+		key         func(i, j int) string
+	}{
+		{"group1/big", [2]int{2, 2}, [2]int{5, 5}, 4, func(i, j int) string { return fmt.Sprintf("c/%d/%d", i, j) }},
+		{"group1/small", [2]int{5, 1}, [2]int{1, 1}, 1, func(i, _ int) string { return fmt.Sprintf("c/%d", i) }},
+		{"group2/inner", [2]int{3, 2}, [2]int{2, 2}, 2, func(i, j int) string { return fmt.Sprintf("%d.%d", i, j) }},
+	}
+	for _, a := range arrays {
+		want := expectedValues(name, a.path)
+		_, err := s.Get(ctx, a.path+"/zarr.json")
+		if want == nil {
+			if !errors.Is(err, store.ErrNotExist) {
+				t.Errorf("%s %s/zarr.json: %v, want not found", name, a.path, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s %s/zarr.json: %v", name, a.path, err)
+		}
+		shape := map[string][2]int{"group1/big": {10, 10}, "group1/small": {5, 1}, "group2/inner": {5, 4}}[a.path]
+		for ci := range a.grid[0] {
+			for cj := range a.grid[1] {
+				key := a.path + "/" + a.key(ci, cj)
+				b, err := s.Get(ctx, key)
+				// The chunk's expected elements, within the array.
+				var exp []float64
+				allFill := true
+				for x := range a.chunk[0] {
+					for y := range a.chunk[1] {
+						i, j := ci*a.chunk[0]+x, cj*a.chunk[1]+y
+						if i >= shape[0] || j >= shape[1] {
+							exp = append(exp, math.Inf(1)) // past the edge: any value
+							continue
+						}
+						v := want[i*shape[1]+j]
+						exp = append(exp, v)
+						if !(math.IsNaN(v) || (a.path == "group1/small" && v == 8)) {
+							allFill = false
+						}
+					}
+				}
+				if allFill {
+					if !errors.Is(err, store.ErrNotExist) {
+						t.Errorf("%s %s: %v, want not found (fill value)", name, key, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s %s: %v", name, key, err)
+				}
+				got := chunkValues(t, b, a.itemsize)
+				for k, v := range exp {
+					if !math.IsInf(v, 1) && got[k] != v {
+						t.Fatalf("%s %s[%d] = %v, want %v", name, key, k, got[k], v)
+					}
+				}
+			}
+		}
+	}
+}
