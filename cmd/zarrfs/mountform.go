@@ -145,6 +145,7 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 		mountpoint = abs
 	}
 	m.sf.logf = logger.Printf
+	m.sf.whole = true // an Icechunk repository shows all its references
 	openCtx, e, opened := cancelOnSignal(ctx, e)
 	o, err := openHierarchy(openCtx, spec, m.sf, m.mf.options())
 	opened()

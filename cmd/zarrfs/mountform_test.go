@@ -40,6 +40,7 @@ func TestMountOptions(t *testing.T) {
 		{opt: "s3_region=eu-west-1", flag: "s3-region", ok: func(m *mountSpec) bool { return m.sf.s3.Region == "eu-west-1" }},
 		{opt: "s3_path_style", flag: "s3-path-style", ok: func(m *mountSpec) bool { return m.sf.s3.PathStyle }},
 		{opt: "s3_anonymous", flag: "s3-anonymous", ok: func(m *mountSpec) bool { return m.sf.s3.Anonymous }},
+		{opt: "ref=dev", flag: "ref", ok: func(m *mountSpec) bool { return m.sf.ref == "dev" }},
 		// A switch can be turned off, and the flag's own name works too.
 		{opt: "allow_other,allow_other=false", ok: func(m *mountSpec) bool { return !m.mf.allowOther }},
 		{opt: "cache-size=512MiB", ok: func(m *mountSpec) bool { return m.mf.cacheSize == 512<<20 }},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/icechunk"
 	"github.com/zarrfs/zarrfs/store/storeurl"
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -23,6 +24,10 @@ type opened struct {
 	st   store.Store
 	h    *zarr.Hierarchy
 	opts zarr.Options // the options h was opened with
+	// repo is the Icechunk repository st is a snapshot of (ref: which
+	// one), or st itself (ref ""); nil for other stores.
+	repo *icechunk.Tree
+	ref  string
 }
 
 // openHierarchy opens the store STORE names and the hierarchy in it.
@@ -39,24 +44,64 @@ func openHierarchy(ctx context.Context, spec string, sf *storeFlags, opts zarr.O
 	if err != nil {
 		return nil, err
 	}
-	h, err := zarr.Open(ctx, st, opts)
-	if err != nil {
+	o := &opened{spec: spec, st: st, opts: opts}
+	tree, isRepo := st.(*icechunk.Tree)
+	if !isRepo && sf != nil && sf.ref != "" {
 		closeStore(st)
-		return nil, fmt.Errorf("%s: %w", st, err)
+		return nil, fmt.Errorf("%s: --ref %s: not an Icechunk repository", st, sf.ref)
 	}
-	return &opened{spec: spec, st: st, h: h, opts: opts}, nil
+	if isRepo {
+		o.repo = tree
+		if sf == nil || !sf.whole || sf.ref != "" {
+			o.ref = "main"
+			if sf != nil && sf.ref != "" {
+				o.ref = sf.ref
+			}
+			if o.st, err = tree.Repo().Ref(ctx, o.ref); err != nil {
+				tree.Close()
+				return nil, err
+			}
+		}
+	}
+	o.h, err = zarr.Open(ctx, o.st, opts)
+	if err != nil {
+		o.close()
+		return nil, fmt.Errorf("%s: %w", o.st, err)
+	}
+	return o, nil
 }
 
 // reopen opens the hierarchy in the store again, as it now is, taking
-// over the chunks of prev that did not change.
+// over the chunks of prev that did not change. An Icechunk repository's
+// references are read again first: a branch's directory (or the branch
+// --ref names) follows the branch.
 func (o *opened) reopen(ctx context.Context, prev *zarr.Hierarchy) (*zarr.Hierarchy, error) {
 	opts := o.opts
 	opts.Previous = prev
-	return zarr.Open(ctx, o.st, opts)
+	st := o.st
+	if o.repo != nil {
+		if err := o.repo.Refresh(ctx); err != nil {
+			return nil, err
+		}
+		if o.ref != "" {
+			s, err := o.repo.Repo().Ref(ctx, o.ref)
+			if err != nil {
+				return nil, err
+			}
+			st = s
+		}
+	}
+	return zarr.Open(ctx, st, opts)
 }
 
 // close closes the store when it holds files or connections.
-func (o *opened) close() { closeStore(o.st) }
+func (o *opened) close() {
+	if o.repo != nil {
+		o.repo.Close()
+		return
+	}
+	closeStore(o.st)
+}
 
 func closeStore(st store.Store) {
 	if c, ok := st.(io.Closer); ok {

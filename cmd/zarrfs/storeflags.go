@@ -26,6 +26,11 @@ type storeFlags struct {
 	// logf logs what a remote store says once (throttling); nil: standard
 	// error. The mount sets its own logger.
 	logf func(format string, args ...any)
+	// ref is the branch, tag or snapshot of an Icechunk repository to
+	// read (--ref); "" reads branch main, or, when whole is set (mount),
+	// the whole repository: branches/, tags/, snapshots/.
+	ref   string
+	whole bool
 }
 
 // storeFlagsFor registers the store flags on fl.
@@ -41,6 +46,7 @@ func storeFlagsFor(fl *pflag.FlagSet) *storeFlags {
 	fl.StringVar(&s.s3.Region, "s3-region", "", "S3 region (default: $AWS_REGION)")
 	fl.BoolVar(&s.s3.PathStyle, "s3-path-style", false, "address buckets as ENDPOINT/BUCKET rather than BUCKET.ENDPOINT")
 	fl.BoolVar(&s.s3.Anonymous, "s3-anonymous", false, "send unsigned S3 requests (public buckets), ignoring any credentials")
+	fl.StringVar(&s.ref, "ref", "", "of an Icechunk repository, the branch, tag or snapshot id to read (default: branch main; a mount without it shows them all)")
 	return &s
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/dir"
+	"github.com/zarrfs/zarrfs/store/icechunk/icechunktest"
 )
 
 // repoFiles returns every metadata file of a spec 2 test repository (with
@@ -30,11 +31,11 @@ var (
 )
 
 func readRepoFiles(t testing.TB) map[string][]byte {
-	tr := writeTestRepo(t, 2, true)
+	tr := icechunktest.Write(t, 2, true)
 	out := map[string][]byte{}
-	filepath.WalkDir(tr.dir, func(p string, d os.DirEntry, err error) error {
+	filepath.WalkDir(tr.Dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(tr.dir, p)
+			rel, _ := filepath.Rel(tr.Dir, p)
 			if !strings.HasPrefix(rel, "chunks") {
 				out[filepath.ToSlash(rel)], _ = os.ReadFile(p)
 			}
@@ -47,7 +48,7 @@ func readRepoFiles(t testing.TB) map[string][]byte {
 // reheader compresses a payload again behind the header of file.
 func reheader(file, payload []byte) []byte {
 	h, _ := ParseHeader(file)
-	return fileBytes(h.SpecVersion, h.FileType, payload)
+	return icechunktest.FileBytes(h.SpecVersion, h.FileType, payload)
 }
 
 // parseAny parses data as the file type its header says.
@@ -131,20 +132,15 @@ func TestBadHeaders(t *testing.T) {
 // or chunk it concerns with a clear error; the rest reads.
 func TestHostileRepos(t *testing.T) {
 	ctx := context.Background()
-	tr := writeTestRepo(t, 1, false)
-	s3 := tr.snaps["s3"]
+	tr := icechunktest.Write(t, 1, false)
+	s3 := ID(tr.Snaps["s3"])
 	// A branch to a snapshot that does not exist, and one whose
 	// snapshot is its own parent.
-	os.MkdirAll(filepath.Join(tr.dir, "refs", "branch.nowhere"), 0o755)
-	os.WriteFile(filepath.Join(tr.dir, "refs", "branch.nowhere", "ref.json"), []byte(`{"snapshot":"AAAAAAAAAAAAAAAAAAA0"}`), 0o644)
-	w := &testWriter{t: t, dir: tr.dir, spec: 1, next: 200}
-	loop := &wSnapshot{id: w.newID(), at: time.Unix(1, 0), message: "loop"}
-	loop.parent = &loop.id
-	w.snapshot(loop)
-	os.MkdirAll(filepath.Join(tr.dir, "refs", "branch.loop"), 0o755)
-	os.WriteFile(filepath.Join(tr.dir, "refs", "branch.loop", "ref.json"), []byte(`{"snapshot":"`+loop.id.String()+`"}`), 0o644)
+	os.MkdirAll(filepath.Join(tr.Dir, "refs", "branch.nowhere"), 0o755)
+	os.WriteFile(filepath.Join(tr.Dir, "refs", "branch.nowhere", "ref.json"), []byte(`{"snapshot":"AAAAAAAAAAAAAAAAAAA0"}`), 0o644)
+	icechunktest.WriteLoop(t, tr.Dir)
 
-	st, _ := dir.Open(tr.dir, dir.Options{ReadOnly: true})
+	st, _ := dir.Open(tr.Dir, dir.Options{ReadOnly: true})
 	r, err := Open(ctx, st, Options{OpenURL: openFileURL}) // file:// not allowed
 	if err != nil {
 		t.Fatal(err)
@@ -178,9 +174,9 @@ func TestHostileRepos(t *testing.T) {
 			man[n.Path] = n.Array.Manifests[0].ID
 		}
 	}
-	snapData, _ := os.ReadFile(filepath.Join(tr.dir, "snapshots", s3.String()))
-	os.WriteFile(filepath.Join(tr.dir, "manifests", man["/group1/big"].String()), snapData, 0o644)
-	os.Remove(filepath.Join(tr.dir, "manifests", man["/group1/small"].String()))
+	snapData, _ := os.ReadFile(filepath.Join(tr.Dir, "snapshots", s3.String()))
+	os.WriteFile(filepath.Join(tr.Dir, "manifests", man["/group1/big"].String()), snapData, 0o644)
+	os.Remove(filepath.Join(tr.Dir, "manifests", man["/group1/small"].String()))
 	r2, _ := Open(ctx, st, Options{})
 	s, _ = r2.Ref(ctx, "main")
 	if _, err := s.Get(ctx, "group1/big/c/1/1"); !errors.Is(err, ErrCorrupt) {
@@ -200,11 +196,11 @@ func TestHostileRepos(t *testing.T) {
 	b.PrependUOffsetTSlot(0, name, 0)
 	b.PrependUint32Slot(1, 99, 0)
 	ref := b.EndObject()
-	branches := tableVector(b, []flatbuffers.UOffsetT{ref})
+	branches := icechunktest.TableVector(b, []flatbuffers.UOffsetT{ref})
 	b.StartObject(13)
 	b.PrependUOffsetTSlot(2, branches, 0)
 	b.Finish(b.EndObject())
-	if _, err := ParseRepoInfo(fileBytes(2, TypeRepoInfo, b.FinishedBytes())); !errors.Is(err, ErrCorrupt) {
+	if _, err := ParseRepoInfo(icechunktest.FileBytes(2, TypeRepoInfo, b.FinishedBytes())); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("branch to snapshot index 99: %v", err)
 	}
 
@@ -216,7 +212,7 @@ func TestHostileRepos(t *testing.T) {
 		t.Fatalf("virtual chunk: %v", err)
 	}
 	later := time.Date(2101, 1, 1, 0, 0, 0, 0, time.UTC)
-	if err := os.Chtimes(filepath.Join(filepath.Dir(tr3.dir), "virtual.bin"), later, later); err != nil {
+	if err := os.Chtimes(filepath.Join(filepath.Dir(tr3.Dir), "virtual.bin"), later, later); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Get(ctx, "group1/big/c/0/0"); !errors.Is(err, ErrChanged) {

@@ -12,14 +12,15 @@ import (
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/dir"
+	"github.com/zarrfs/zarrfs/store/icechunk/icechunktest"
 )
 
 // openTestRepo writes a test repository and opens it, with file://
 // virtual references read from the local disk.
-func openTestRepo(t *testing.T, spec int, compressed bool) (*testRepo, *Repo) {
+func openTestRepo(t *testing.T, spec int, compressed bool) (*icechunktest.Repo, *Repo) {
 	t.Helper()
-	tr := writeTestRepo(t, spec, compressed)
-	st, err := dir.Open(tr.dir, dir.Options{ReadOnly: true})
+	tr := icechunktest.Write(t, spec, compressed)
+	st, err := dir.Open(tr.Dir, dir.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,10 +79,10 @@ func TestSnapshotStore(t *testing.T) {
 			if r.Spec() != tc.spec {
 				t.Errorf("spec %d", r.Spec())
 			}
-			if got := r.Branches(); len(got) != 2 || got["main"] != tr.snaps["s3"] || got["dev"] != tr.snaps["s5"] {
+			if got := r.Branches(); len(got) != 2 || got["main"] != ID(tr.Snaps["s3"]) || got["dev"] != ID(tr.Snaps["s5"]) {
 				t.Errorf("branches %v", got)
 			}
-			if got := r.Tags(); len(got) != 2 || got["v1"] != tr.snaps["s4"] || got["v2"] != tr.snaps["s5"] {
+			if got := r.Tags(); len(got) != 2 || got["v1"] != ID(tr.Snaps["s4"]) || got["v2"] != ID(tr.Snaps["s5"]) {
 				t.Errorf("tags %v (gone must not appear)", got)
 			}
 			snaps, err := r.Snapshots(ctx)
@@ -97,17 +98,17 @@ func TestSnapshotStore(t *testing.T) {
 				t.Errorf("snapshots %q, want %q", msgs, want)
 			}
 			refs := map[string]string{"main": "s3", "dev": "s5", "v1": "s4", "v2": "s5"}
-			for name, id := range tr.snaps {
-				refs[id.String()] = name
-				refs[strings.ToLower(id.String())] = name
+			for name, id := range tr.Snaps {
+				refs[ID(id).String()] = name
+				refs[strings.ToLower(ID(id).String())] = name
 			}
 			for ref, name := range refs {
 				s, err := r.Ref(ctx, ref)
 				if err != nil {
 					t.Fatalf("%s: %v", ref, err)
 				}
-				if s.ID() != tr.snaps[name] {
-					t.Fatalf("%s: snapshot %s, want %s", ref, s.ID(), tr.snaps[name])
+				if s.ID() != ID(tr.Snaps[name]) {
+					t.Fatalf("%s: snapshot %s, want %s", ref, s.ID(), ID(tr.Snaps[name]))
 				}
 				checkSnapshot(t, s, name)
 			}
@@ -134,7 +135,7 @@ func checkSnapshot(t *testing.T, s *Snapshot, name string) {
 		{"group2/inner", [2]int{3, 2}, [2]int{2, 2}, 2, func(i, j int) string { return fmt.Sprintf("%d.%d", i, j) }},
 	}
 	for _, a := range arrays {
-		want := expectedValues(name, a.path)
+		want := icechunktest.Expected(name, a.path)
 		_, err := s.Get(ctx, a.path+"/zarr.json")
 		if want == nil {
 			if !errors.Is(err, store.ErrNotExist) {

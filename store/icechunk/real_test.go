@@ -15,6 +15,7 @@ import (
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/dir"
+	"github.com/zarrfs/zarrfs/store/icechunk/icechunktest"
 )
 
 // TestIcechunkProjectRepos reads the Icechunk project's own committed test
@@ -153,9 +154,9 @@ func TestWriterMatchesProject(t *testing.T) {
 		t.Skip("ZARRFS_ICECHUNK_TESTDATA unset (docs/TESTING.md)")
 	}
 	for _, spec := range []int{1, 2} {
-		tr := writeTestRepo(t, spec, false)
+		tr := icechunktest.Write(t, spec, false)
 		real := filepath.Join(root, map[int]string{1: "test-repo-v1", 2: "test-repo-v2"}[spec])
-		mine := shapes(t, tr.dir)
+		mine := shapes(t, tr.Dir)
 		theirs := shapes(t, real)
 		// What the data differ in: the writer's chunks at non-zero
 		// offsets and arrays with dimension names; the project's repo

@@ -70,12 +70,17 @@ var ErrNotRepo = errors.New("not an Icechunk repository")
 // Detect reports whether st holds an Icechunk repository: a spec 2 repo
 // info file at "repo" (its magic), or a spec 1 main branch at
 // "refs/branch.main/ref.json".
+// The two reads go out at once: a remote plain Zarr store pays one round
+// trip for the question.
 func Detect(ctx context.Context, st store.Store) bool {
-	if b, err := st.GetRange(ctx, "repo", store.Range(0, 12)); err == nil && string(b) == Magic {
-		return true
-	}
-	_, err := st.GetRange(ctx, "refs/branch.main/ref.json", store.Range(0, 1))
-	return err == nil
+	v1 := make(chan bool, 1)
+	go func() {
+		_, err := st.GetRange(ctx, "refs/branch.main/ref.json", store.Range(0, 1))
+		v1 <- err == nil
+	}()
+	b, err := st.GetRange(ctx, "repo", store.Range(0, 12))
+	isV1 := <-v1
+	return (err == nil && string(b) == Magic) || isV1
 }
 
 // Open opens the repository in st and reads its references.

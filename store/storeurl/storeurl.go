@@ -45,6 +45,10 @@ type Options struct {
 	S3 S3Options
 	// Getenv reads the environment; nil: os.Getenv.
 	Getenv func(string) string
+
+	// plain opens the store as it is, not looking for an Icechunk
+	// repository in it (the stores of virtual chunks).
+	plain bool
 }
 
 // DefaultTimeout is the default bound on one remote request.
@@ -78,9 +82,23 @@ type S3Options struct {
 //     .zip, a zip store over that object;
 //   - any other scheme: an error matching ErrUnsupportedScheme.
 //
+// A directory, HTTP or S3 store that holds an Icechunk repository (read
+// only) is its *icechunk.Tree: branches/, tags/ and snapshots/, each
+// entry a snapshot's tree (see icechunk.Detect and openIcechunk).
+//
 // Every request to a remote store is bounded by opts.Timeout. The store
 // returned implements io.Closer; close it when done.
 func Open(ctx context.Context, spec string, opts Options) (store.Store, error) {
+	st, err := open(ctx, spec, opts)
+	if err != nil || opts.Writable || opts.plain {
+		return st, err
+	}
+	return openIcechunk(ctx, spec, st, opts)
+}
+
+// open opens the store spec names, as Open does, without looking for an
+// Icechunk repository in it.
+func open(ctx context.Context, spec string, opts Options) (store.Store, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,4 @@
-package icechunk
-
-// A small writer of Icechunk repositories for tests, following the spec
+// Package icechunktest writes Icechunk repositories for tests: a small writer of Icechunk repositories for tests, following the spec
 // (icechunk-python/docs/docs/reference/spec-v1.md, spec-v2.md,
 // spec-v2-1.md of github.com/earth-mover/icechunk) and its FlatBuffers
 // schemas (icechunk-format/flatbuffers/{common,snapshot,manifest,repo}.fbs):
@@ -14,7 +12,9 @@ package icechunk
 // shape_v2 (num_chunks), manifest_files_v2, and virtual locations
 // optionally zstd-compressed with the manifest's location_dictionary.
 // It writes no transaction logs (a reader needs none: spec-v2-1.md "For
-// implementers").
+// implementers"). It shares no code with package icechunk, whose reader
+// it tests.
+package icechunktest
 
 import (
 	"bytes"
@@ -99,10 +99,10 @@ func (w *testWriter) write(rel string, data []byte) {
 	}
 }
 
-// fileBytes puts the binary header before the zstd-compressed payload.
-func fileBytes(spec, fileType int, payload []byte) []byte {
+// FileBytes puts the binary header before the zstd-compressed payload.
+func FileBytes(spec, fileType int, payload []byte) []byte {
 	var b bytes.Buffer
-	b.WriteString(Magic)
+	b.WriteString(magic)
 	b.WriteString(fmt.Sprintf("%-24s", "zarrfs-test-writer"))
 	b.Write([]byte{byte(spec), byte(fileType), 1})
 	b.Write(testEncoder.EncodeAll(payload, nil))
@@ -135,7 +135,7 @@ func objectID(b *flatbuffers.Builder, id []byte) flatbuffers.UOffsetT {
 	return b.Offset()
 }
 
-func tableVector(b *flatbuffers.Builder, offs []flatbuffers.UOffsetT) flatbuffers.UOffsetT {
+func TableVector(b *flatbuffers.Builder, offs []flatbuffers.UOffsetT) flatbuffers.UOffsetT {
 	b.StartVector(4, len(offs), 4)
 	for i := len(offs) - 1; i >= 0; i-- {
 		b.PrependUOffsetT(offs[i])
@@ -237,14 +237,14 @@ func (w *testWriter) manifest(arrays map[[8]byte][]wChunk) (ID, int, int) {
 			}
 			offs = append(offs, b.EndObject())
 		}
-		rv := tableVector(b, offs)
+		rv := TableVector(b, offs)
 		// ArrayManifest: node_id 0, refs 1.
 		b.StartObject(3)
 		b.PrependStructSlot(0, objectID(b, n[:]), 0)
 		b.PrependUOffsetTSlot(1, rv, 0)
 		arrs = append(arrs, b.EndObject())
 	}
-	av := tableVector(b, arrs)
+	av := TableVector(b, arrs)
 	var dv flatbuffers.UOffsetT
 	if dict != nil {
 		dv = b.CreateByteVector(dict)
@@ -261,7 +261,7 @@ func (w *testWriter) manifest(arrays map[[8]byte][]wChunk) (ID, int, int) {
 		b.PrependUint8Slot(3, 0, 1)
 	}
 	b.Finish(b.EndObject())
-	data := fileBytes(w.spec, TypeManifest, b.FinishedBytes())
+	data := FileBytes(w.spec, typeManifest, b.FinishedBytes())
 	w.write("manifests/"+id.String(), data)
 	return id, len(data), nrefs
 }
@@ -303,7 +303,7 @@ func (w *testWriter) snapshot(s *wSnapshot) {
 		for _, sp := range split {
 			bx := &box{node: n, from: sp[0], to: sp[1]}
 			for _, c := range s.chunks[n.path] {
-				if (ManifestRef{From: bx.from, To: bx.to}).covers(c.index) {
+				if covers(bx.from, bx.to, c.index) {
 					bx.chunks = append(bx.chunks, c)
 				}
 			}
@@ -354,7 +354,7 @@ func (w *testWriter) snapshot(s *wSnapshot) {
 			}
 			var sv2 flatbuffers.UOffsetT
 			if w.spec == 2 {
-				sv2 = tableVector(b, shapeV2)
+				sv2 = TableVector(b, shapeV2)
 			}
 			// shape: [DimensionShape] structs (array_length,
 			// chunk_length), empty in spec 2.
@@ -383,9 +383,9 @@ func (w *testWriter) snapshot(s *wSnapshot) {
 			}
 			var nv flatbuffers.UOffsetT
 			if n.dimNames != nil {
-				nv = tableVector(b, names)
+				nv = TableVector(b, names)
 			}
-			mv := tableVector(b, refsOf[n.path])
+			mv := TableVector(b, refsOf[n.path])
 			// ArrayNodeData: shape 0, dimension_names 1, manifests 2,
 			// shape_v2 3.
 			b.StartObject(4)
@@ -412,9 +412,9 @@ func (w *testWriter) snapshot(s *wSnapshot) {
 		b.PrependUOffsetTSlot(4, data, 0)
 		nodeOffs = append(nodeOffs, b.EndObject())
 	}
-	nv := tableVector(b, nodeOffs)
+	nv := TableVector(b, nodeOffs)
 	msg := b.CreateString(s.message)
-	meta := tableVector(b, nil)
+	meta := TableVector(b, nil)
 	// manifest_files (spec 1: ManifestFileInfo structs of 32 bytes: id,
 	// 4 bytes of padding, size_bytes, num_chunk_refs, 4 of padding) or
 	// manifest_files_v2 (spec 2: tables).
@@ -441,7 +441,7 @@ func (w *testWriter) snapshot(s *wSnapshot) {
 			b.PrependUint32Slot(2, uint32(m.nrefs), 0)
 			offs = append(offs, b.EndObject())
 		}
-		mf2 = tableVector(b, offs)
+		mf2 = TableVector(b, offs)
 	}
 	// Snapshot: id 0, parent_id 1, nodes 2, flushed_at 3, message 4,
 	// metadata 5, manifest_files 6, manifest_files_v2 7.
@@ -459,7 +459,7 @@ func (w *testWriter) snapshot(s *wSnapshot) {
 		b.PrependUOffsetTSlot(7, mf2, 0)
 	}
 	b.Finish(b.EndObject())
-	w.write("snapshots/"+s.id.String(), fileBytes(w.spec, TypeSnapshot, b.FinishedBytes()))
+	w.write("snapshots/"+s.id.String(), FileBytes(w.spec, typeSnapshot, b.FinishedBytes()))
 }
 
 // refs writes the references: spec 1 ref files, or the spec 2 repo info
@@ -503,7 +503,7 @@ func (w *testWriter) refs(branches, tags map[string]ID, deleted []string) {
 			b.PrependUint32Slot(1, uint32(index[m[n]]), 0)
 			offs = append(offs, b.EndObject())
 		}
-		return tableVector(b, offs)
+		return TableVector(b, offs)
 	}
 	tv, bv := refVec(tags), refVec(branches)
 	sort.Strings(deleted)
@@ -511,11 +511,11 @@ func (w *testWriter) refs(branches, tags map[string]ID, deleted []string) {
 	for _, n := range deleted {
 		dels = append(dels, b.CreateString(n))
 	}
-	dv := tableVector(b, dels)
+	dv := TableVector(b, dels)
 	var infos []flatbuffers.UOffsetT
 	for _, s := range snaps {
 		msg := b.CreateString(s.message)
-		meta := tableVector(b, nil)
+		meta := TableVector(b, nil)
 		parent := int32(-1)
 		if s.parent != nil {
 			parent = int32(index[*s.parent])
@@ -530,11 +530,11 @@ func (w *testWriter) refs(branches, tags map[string]ID, deleted []string) {
 		b.PrependUOffsetTSlot(4, meta, 0)
 		infos = append(infos, b.EndObject())
 	}
-	sv := tableVector(b, infos)
+	sv := TableVector(b, infos)
 	b.StartObject(3)
 	status := b.EndObject()
-	uv := tableVector(b, nil)
-	rmeta := tableVector(b, nil)
+	uv := TableVector(b, nil)
+	rmeta := TableVector(b, nil)
 	// Repo: spec_version 0, tags 1, branches 2, deleted_tags 3,
 	// snapshots 4, status 5, metadata 6, latest_updates 7.
 	b.StartObject(13)
@@ -547,7 +547,7 @@ func (w *testWriter) refs(branches, tags map[string]ID, deleted []string) {
 	b.PrependUOffsetTSlot(6, rmeta, 0)
 	b.PrependUOffsetTSlot(7, uv, 0)
 	b.Finish(b.EndObject())
-	w.write("repo", fileBytes(2, TypeRepoInfo, b.FinishedBytes()))
+	w.write("repo", FileBytes(2, typeRepoInfo, b.FinishedBytes()))
 }
 
 // arrayJSON is an array's zarr.json as zarr-python 3 writes it for
@@ -605,13 +605,13 @@ func chunkVals(idx []uint32, cr, cc int, f func(i, j int) float64) []float64 {
 func bigValue(i, j int) float64   { return float64(i*10+j) + 0.5 }
 func innerValue(i, j int) float64 { return float64(i*4 - j) }
 
-// testRepo is what writeTestRepo wrote: the snapshot ids by name.
-type testRepo struct {
-	dir   string
-	snaps map[string]ID
+// Repo is what Write wrote: its directory and the snapshot ids by name.
+type Repo struct {
+	Dir   string
+	Snaps map[string]ID
 }
 
-// writeTestRepo writes, in the manner of the Icechunk project's
+// Write writes, in the manner of the Icechunk project's
 // test_can_read_old.py, a repository of spec version spec into a new
 // directory, and a file of virtual chunks beside it:
 //
@@ -626,7 +626,7 @@ type testRepo struct {
 //	                                      two manifests split along dimension 0) = i*4-j                     ← dev, tag v2
 //
 // and tag "gone" deleted.
-func writeTestRepo(t testing.TB, spec int, compressed bool) *testRepo {
+func Write(t testing.TB, spec int, compressed bool) *Repo {
 	t.Helper()
 	top := t.TempDir()
 	w := &testWriter{t: t, dir: filepath.Join(top, "repo"), spec: spec, compressed: compressed}
@@ -705,12 +705,12 @@ func writeTestRepo(t testing.TB, spec int, compressed bool) *testRepo {
 		chunks: map[string][]wChunk{big.path: s4.chunks[big.path], small.path: s4.chunks[small.path], inner.path: innerChunks}}
 	w.snapshot(s5)
 	w.refs(map[string]ID{"main": s3.id, "dev": s5.id}, map[string]ID{"v1": s4.id, "v2": s5.id}, []string{"gone"})
-	return &testRepo{dir: w.dir, snaps: map[string]ID{"init": init.id, "s1": s1.id, "s2": s2.id, "s3": s3.id, "s4": s4.id, "s5": s5.id}}
+	return &Repo{Dir: w.dir, Snaps: map[string]ID{"init": init.id, "s1": s1.id, "s2": s2.id, "s3": s3.id, "s4": s4.id, "s5": s5.id}}
 }
 
-// expectedValues returns the elements of each array of snapshot name
+// Expected returns the elements of each array of snapshot name
 // ("s1" … "s5"), C order, as formulas give them; nil: the array is absent.
-func expectedValues(snap, array string) []float64 {
+func Expected(snap, array string) []float64 {
 	n := map[string]int{"init": 0, "s1": 1, "s2": 2, "s3": 3, "s4": 4, "s5": 5}[snap]
 	switch array {
 	case "group1/big":
@@ -752,4 +752,66 @@ func expectedValues(snap, array string) []float64 {
 		return out
 	}
 	return nil
+}
+
+// Constants of the spec ("Binary File Format").
+const (
+	magic        = "ICE\xf0\x9f\xa7\x8aCHUNK"
+	typeSnapshot = 1
+	typeManifest = 2
+	typeRepoInfo = 6
+)
+
+// ID is a 12-byte object id.
+type ID [12]byte
+
+// String is the id in Crockford base 32, as paths name it.
+func (id ID) String() string {
+	const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+	var out []byte
+	var acc uint32
+	bits := 0
+	for _, c := range id {
+		acc = acc<<8 | uint32(c)
+		bits += 8
+		for bits >= 5 {
+			bits -= 5
+			out = append(out, alphabet[acc>>bits&31])
+		}
+	}
+	return string(append(out, alphabet[acc<<(5-bits)&31]))
+}
+
+// compareIndex orders chunk indexes as manifests sort them.
+func compareIndex(a, b []uint32) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return len(a) - len(b)
+}
+
+// covers reports whether the box [from, to) holds idx.
+func covers(from, to, idx []uint32) bool {
+	for i, v := range idx {
+		if v < from[i] || v >= to[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// WriteLoop writes into the spec 1 repository at dir a snapshot that is
+// its own parent and a branch "loop" to it, and returns its id.
+func WriteLoop(t testing.TB, dir string) ID {
+	w := &testWriter{t: t, dir: dir, spec: 1, next: 200}
+	loop := &wSnapshot{id: w.newID(), at: time.Unix(1, 0), message: "loop"}
+	loop.parent = &loop.id
+	w.snapshot(loop)
+	w.write("refs/branch.loop/ref.json", []byte(`{"snapshot":"`+loop.id.String()+`"}`))
+	return loop.id
 }

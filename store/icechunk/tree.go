@@ -1,0 +1,250 @@
+package icechunk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/zarrfs/zarrfs/store"
+)
+
+// Tree is a whole repository as one read-only store of Zarr v3 keys:
+//
+//	zarr.json                 a group whose attributes list the branches, the tags and the latest snapshots
+//	branches/NAME/…           the snapshot branch NAME points to (as of the last Refresh), as Snapshot keys
+//	tags/NAME/…               the snapshot of tag NAME
+//	snapshots/ID/…            snapshot ID
+//
+// with a zarr.json group document at branches/, tags/ and snapshots/.
+// A mount of it shows every branch, tag and snapshot as a directory
+// holding that snapshot's tree. A reference that cannot be read (a
+// branch to a missing snapshot, a corrupt snapshot file) fails the keys
+// below it, with an error that is not store.ErrNotExist; its siblings
+// read.
+type Tree struct {
+	repo *Repo
+}
+
+// Tree returns the repository as one store.
+func (r *Repo) Tree() *Tree { return &Tree{repo: r} }
+
+// Repo returns the repository.
+func (t *Tree) Repo() *Repo { return t.repo }
+
+// String names the repository.
+func (t *Tree) String() string { return t.repo.String() }
+
+// Refresh reads the references again: the branches' directories follow
+// them (for --live mounts).
+func (t *Tree) Refresh(ctx context.Context) error { return t.repo.Refresh(ctx) }
+
+// Close closes the repository.
+func (t *Tree) Close() error { return t.repo.Close() }
+
+// kinds are the directories of the top level.
+var kinds = []string{"branches", "snapshots", "tags"}
+
+// latest is how many snapshots the root's attributes list.
+const latest = 20
+
+// Get returns the value of key.
+func (t *Tree) Get(ctx context.Context, key string) ([]byte, error) {
+	return t.GetRange(ctx, key, store.All)
+}
+
+// GetRange returns the range r of key's value.
+func (t *Tree) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	if key == "zarr.json" {
+		doc, err := t.rootDoc(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return cut(doc, r)
+	}
+	kind, rest, _ := strings.Cut(key, "/")
+	if !slices.Contains(kinds, kind) {
+		return nil, fmt.Errorf("%s: %s: %w", t, key, store.ErrNotExist)
+	}
+	if rest == "zarr.json" {
+		return cut([]byte(`{"zarr_format":3,"node_type":"group","attributes":{}}`), r)
+	}
+	name, sub, ok := strings.Cut(rest, "/")
+	if !ok {
+		return nil, fmt.Errorf("%s: %s: %w", t, key, store.ErrNotExist)
+	}
+	s, err := t.snapshot(ctx, kind, name)
+	if err != nil {
+		return nil, err
+	}
+	return s.GetRange(ctx, sub, r)
+}
+
+// snapshot returns the snapshot of branches/NAME, tags/NAME or
+// snapshots/ID.
+func (t *Tree) snapshot(ctx context.Context, kind, name string) (*Snapshot, error) {
+	info := t.repo.refs()
+	var id ID
+	var ok bool
+	switch kind {
+	case "branches":
+		id, ok = info.Branches[name]
+	case "tags":
+		id, ok = info.Tags[name]
+	default:
+		var err error
+		id, err = ParseID(name)
+		ok = err == nil && id.String() == name
+		if ok && info.Spec != 1 {
+			ok = slices.ContainsFunc(info.Snapshots, func(s SnapshotInfo) bool { return s.ID == id })
+		}
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: %s/%s: %w", t, kind, name, store.ErrNotExist)
+	}
+	return t.repo.Snapshot(ctx, id)
+}
+
+// names lists branches/, tags/ or snapshots/.
+func (t *Tree) names(ctx context.Context, kind string) ([]string, error) {
+	info := t.repo.refs()
+	var out []string
+	switch kind {
+	case "branches":
+		for n := range info.Branches {
+			out = append(out, n)
+		}
+	case "tags":
+		for n := range info.Tags {
+			out = append(out, n)
+		}
+	default:
+		snaps, err := t.repo.Snapshots(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range snaps {
+			out = append(out, s.ID.String())
+		}
+	}
+	// A name that is not one path segment cannot be a directory.
+	out = slices.DeleteFunc(out, func(n string) bool { return store.ValidateKey(n) != nil || strings.Contains(n, "/") })
+	sort.Strings(out)
+	return out, nil
+}
+
+// rootDoc is the root group's zarr.json: its attributes say what the
+// repository holds, which the root's info.txt shows.
+func (t *Tree) rootDoc(ctx context.Context) ([]byte, error) {
+	info := t.repo.refs()
+	snaps, err := t.repo.Snapshots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	at := map[ID]SnapshotInfo{}
+	for _, s := range snaps {
+		at[s.ID] = s
+	}
+	describe := func(id ID) string {
+		s, ok := at[id]
+		if !ok {
+			return id.String()
+		}
+		return id.String() + "  " + s.FlushedAt.Format(time.DateTime) + " UTC  " + s.Message
+	}
+	refs := func(m map[string]ID) map[string]string {
+		out := map[string]string{}
+		for n, id := range m {
+			out[n] = describe(id)
+		}
+		return out
+	}
+	var list []string
+	for _, s := range snaps[:min(len(snaps), latest)] {
+		list = append(list, describe(s.ID))
+	}
+	doc := map[string]any{
+		"zarr_format": 3, "node_type": "group",
+		"attributes": map[string]any{
+			"icechunk": map[string]any{
+				"spec_version":     info.Spec,
+				"branches":         refs(info.Branches),
+				"tags":             refs(info.Tags),
+				"snapshots":        len(snaps),
+				"latest_snapshots": list,
+			},
+		},
+	}
+	return json.MarshalIndent(doc, "", "  ")
+}
+
+// ListDir lists dir: the top level, branches/, tags/ and snapshots/, and
+// below them the snapshots' nodes (Snapshot.ListDir).
+func (t *Tree) ListDir(ctx context.Context, dir string) (keys, prefixes []string, err error) {
+	if err := store.ValidateDir(dir); err != nil {
+		return nil, nil, err
+	}
+	if dir == "" {
+		return []string{"zarr.json"}, slices.Clone(kinds), nil
+	}
+	kind, rest, _ := strings.Cut(dir, "/")
+	if !slices.Contains(kinds, kind) {
+		return nil, nil, nil
+	}
+	if rest == "" {
+		names, err := t.names(ctx, kind)
+		return []string{"zarr.json"}, names, err
+	}
+	name, sub, _ := strings.Cut(rest, "/")
+	s, err := t.snapshot(ctx, kind, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.ListDir(ctx, sub)
+}
+
+// ListPrefix lists the metadata keys that begin with prefix, walking
+// the directories below the longest directory in it (every snapshot's
+// nodes for the empty prefix).
+func (t *Tree) ListPrefix(ctx context.Context, prefix string) ([]string, error) {
+	dir := prefix[:max(strings.LastIndexByte(prefix, '/'), 0)]
+	var out []string
+	var walk func(d string) error
+	walk = func(d string) error {
+		keys, prefixes, err := t.ListDir(ctx, d)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if k = join(d, k); strings.HasPrefix(k, prefix) {
+				out = append(out, k)
+			}
+		}
+		for _, p := range prefixes {
+			if p = join(d, p); strings.HasPrefix(p, prefix) || strings.HasPrefix(prefix, p+"/") {
+				if err := walk(p); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(dir); err != nil {
+		return nil, err
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func join(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}

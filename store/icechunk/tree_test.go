@@ -1,0 +1,102 @@
+package icechunk
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/dir"
+	"github.com/zarrfs/zarrfs/store/icechunk/icechunktest"
+)
+
+// TestTree lists and reads the whole-repository store: the top level,
+// branches/, tags/, snapshots/, a snapshot's tree under each, the root
+// document's summary, and a branch to a missing snapshot that fails alone.
+func TestTree(t *testing.T) {
+	ctx := context.Background()
+	for _, spec := range []int{1, 2} {
+		tr, r := openTestRepo(t, spec, false)
+		tree := r.Tree()
+		list := func(d string) []string {
+			t.Helper()
+			_, p, err := tree.ListDir(ctx, d)
+			if err != nil {
+				t.Fatalf("spec %d: ListDir(%q): %v", spec, d, err)
+			}
+			return p
+		}
+		if got := list(""); !slices.Equal(got, []string{"branches", "snapshots", "tags"}) {
+			t.Errorf("top: %q", got)
+		}
+		if got := list("branches"); !slices.Equal(got, []string{"dev", "main"}) {
+			t.Errorf("branches: %q", got)
+		}
+		if got := list("tags"); !slices.Equal(got, []string{"v1", "v2"}) {
+			t.Errorf("tags: %q", got)
+		}
+		if got := list("snapshots"); len(got) != 6 || !slices.Contains(got, ID(tr.Snaps["s4"]).String()) {
+			t.Errorf("snapshots: %q", got)
+		}
+		if got := list("tags/v2"); !slices.Equal(got, []string{"group1", "group2"}) {
+			t.Errorf("tags/v2: %q", got)
+		}
+		if got := list("snapshots/" + ID(tr.Snaps["init"]).String()); len(got) != 0 {
+			t.Errorf("initial snapshot: %q", got)
+		}
+		root, err := tree.Get(ctx, "zarr.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`"main": "` + ID(tr.Snaps["s3"]).String() + `  2026-03-01 15:00:00 UTC  set virtual chunk"`,
+			`"v1": "` + ID(tr.Snaps["s4"]).String(), `"snapshots": 6`, "Repository initialized"} {
+			if !strings.Contains(string(root), want) {
+				t.Errorf("spec %d: root document lacks %q:\n%s", spec, want, root)
+			}
+		}
+		for _, key := range []string{"branches/zarr.json", "branches/dev/group2/inner/zarr.json", "snapshots/" + ID(tr.Snaps["init"]).String() + "/zarr.json"} {
+			if _, err := tree.Get(ctx, key); err != nil {
+				t.Errorf("%s: %v", key, err)
+			}
+		}
+		for _, key := range []string{"branches/nope/zarr.json", "tags/main/zarr.json", "other/zarr.json",
+			"snapshots/" + strings.ToLower(ID(tr.Snaps["s1"]).String()) + "/zarr.json", "branches/main/group2/zarr.json"} {
+			if _, err := tree.Get(ctx, key); !errors.Is(err, store.ErrNotExist) {
+				t.Errorf("%s: %v, want not found", key, err)
+			}
+		}
+		keys, err := tree.ListPrefix(ctx, "tags/v1/")
+		if err != nil || !slices.Equal(keys, []string{"tags/v1/group1/big/zarr.json", "tags/v1/group1/small/zarr.json", "tags/v1/group1/zarr.json", "tags/v1/zarr.json"}) {
+			t.Errorf("ListPrefix(tags/v1/): %q, %v", keys, err)
+		}
+
+		// A branch to a snapshot that is not there.
+		if spec == 1 {
+			os.MkdirAll(filepath.Join(tr.Dir, "refs", "branch.broken"), 0o755)
+			os.WriteFile(filepath.Join(tr.Dir, "refs", "branch.broken", "ref.json"), []byte(`{"snapshot":"AAAAAAAAAAAAAAAAAAA0"}`), 0o644)
+			icechunktest.WriteLoop(t, tr.Dir)
+			st, _ := dir.Open(tr.Dir, dir.Options{ReadOnly: true})
+			r2, err := Open(ctx, st, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t2 := r2.Tree()
+			if _, err := t2.Get(ctx, "branches/broken/zarr.json"); err == nil || errors.Is(err, store.ErrNotExist) {
+				t.Errorf("broken branch: %v, want an error that is not 'not found'", err)
+			}
+			if _, _, err := t2.ListDir(ctx, "branches/broken"); err == nil {
+				t.Error("broken branch lists")
+			}
+			if _, err := t2.Get(ctx, "branches/loop/zarr.json"); err != nil {
+				t.Errorf("loop: %v", err)
+			}
+			if _, err := t2.Get(ctx, "branches/main/group1/zarr.json"); err != nil {
+				t.Errorf("sibling of a broken branch: %v", err)
+			}
+		}
+	}
+}
