@@ -1,0 +1,119 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zarrfs/zarrfs/store/icechunk/icechunktest"
+)
+
+// expectedBytes is icechunktest.Expected as the bytes of data: itemsize
+// bytes per element, little-endian.
+func expectedBytes(snap, array string, itemsize int) []byte {
+	var b bytes.Buffer
+	for _, v := range icechunktest.Expected(snap, array) {
+		switch itemsize {
+		case 1:
+			b.WriteByte(byte(int8(v)))
+		case 2:
+			binary.Write(&b, binary.LittleEndian, int16(v))
+		case 4:
+			binary.Write(&b, binary.LittleEndian, math.Float32bits(float32(v)))
+		}
+	}
+	return b.Bytes()
+}
+
+// TestIcechunkMount mounts Icechunk repositories of spec 1 and 2 and reads
+// them through the kernel: the top level shows branches/, tags/,
+// snapshots/ and an info.txt naming the references and snapshots with
+// their messages; every branch, tag and snapshot is a full tree whose
+// arrays' data equal the formulas the test writer used. A branch to a
+// missing snapshot fails alone.
+func TestIcechunkMount(t *testing.T) {
+	needFuse(t)
+	for _, spec := range []int{1, 2} {
+		tr := icechunktest.Write(t, spec, spec == 2)
+		if spec == 1 {
+			os.MkdirAll(filepath.Join(tr.Dir, "refs", "branch.broken"), 0o755)
+			os.WriteFile(filepath.Join(tr.Dir, "refs", "branch.broken", "ref.json"), []byte(`{"snapshot":"AAAAAAAAAAAAAAAAAAA0"}`), 0o644)
+		}
+		m := mountStore(t, tr.Dir)
+		if got := lsNames(t, m.dir); !slices.Equal(got, []string{"branches", "info.txt", "snapshots", "tags", "zarr.json"}) {
+			t.Errorf("spec %d: top level lists %q", spec, got)
+		}
+		info := string(run(t, "cat", filepath.Join(m.dir, "info.txt")))
+		for _, want := range []string{"set virtual chunk", "more structure", "Repository initialized", tr.Snaps["s4"].String()} {
+			if !strings.Contains(info, want) {
+				t.Errorf("spec %d: info.txt lacks %q:\n%s", spec, want, info)
+			}
+		}
+		wantBranches := []string{"dev", "info.txt", "main", "zarr.json"}
+		if spec == 1 {
+			wantBranches = []string{"broken", "dev", "info.txt", "main", "zarr.json"}
+		}
+		if got := lsNames(t, filepath.Join(m.dir, "branches")); !slices.Equal(got, wantBranches) {
+			t.Errorf("spec %d: branches/ lists %q", spec, got)
+		}
+		dirs := map[string]string{"branches/main": "s3", "branches/dev": "s5", "tags/v1": "s4", "tags/v2": "s5"}
+		for name, id := range tr.Snaps {
+			dirs["snapshots/"+id.String()] = name
+		}
+		for d, snap := range dirs {
+			for _, a := range []struct {
+				path     string
+				itemsize int
+			}{{"group1/big", 4}, {"group1/small", 1}, {"group2/inner", 2}} {
+				p := filepath.Join(m.dir, d, a.path, "data")
+				want := expectedBytes(snap, a.path, a.itemsize)
+				if icechunktest.Expected(snap, a.path) == nil {
+					if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+						t.Errorf("spec %d: %s: %v, want absent", spec, p, err)
+					}
+					continue
+				}
+				sameBytes(t, d+"/"+a.path, run(t, "cat", p), want)
+			}
+		}
+		if spec == 1 {
+			if _, err := os.ReadDir(filepath.Join(m.dir, "branches", "broken")); err == nil {
+				t.Error("a branch to a missing snapshot lists")
+			}
+		}
+	}
+}
+
+// TestIcechunkLive mounts a spec 1 repository with --live 1s, moves
+// branch main to the snapshot of branch dev, and waits until
+// branches/main/ shows dev's tree.
+func TestIcechunkLive(t *testing.T) {
+	needFuse(t)
+	tr := icechunktest.Write(t, 1, false)
+	m := mountStore(t, tr.Dir, "--live", "1s")
+	inner := filepath.Join(m.dir, "branches", "main", "group2", "inner", "data")
+	if _, err := os.Stat(inner); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("main before the move: %v", err)
+	}
+	ref := filepath.Join(tr.Dir, "refs", "branch.main", "ref.json")
+	if err := os.WriteFile(ref+".tmp", []byte(`{"snapshot":"`+tr.Snaps["s5"].String()+`"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Rename(ref+".tmp", ref)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if _, err := os.Stat(inner); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("branches/main does not follow the branch 30 s after it moved: %v\n%s", err, m.stderr.String())
+		}
+	}
+	sameBytes(t, "branches/main/group2/inner after the move", run(t, "cat", inner), expectedBytes("s5", "group2/inner", 2))
+}
