@@ -54,7 +54,7 @@ const (
 
 // maxPayload bounds what one metadata file may decompress to: a snapshot
 // or a manifest of millions of chunks fits; a zstd bomb does not.
-const maxPayload = 512 << 20
+const maxPayload = 256 << 20
 
 // Header is a metadata file's binary header.
 type Header struct {

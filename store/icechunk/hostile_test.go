@@ -225,3 +225,37 @@ func TestHostileRepos(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileCorpus parses each file of testdata/hostile (truncated
+// FlatBuffers, offsets and vtables out of range, a zstd stream cut short,
+// a manifest whose header says snapshot) as its header says: each is
+// refused with ErrCorrupt.
+func TestHostileCorpus(t *testing.T) {
+	names, err := filepath.Glob("testdata/hostile/*")
+	if err != nil || len(names) < 5 {
+		t.Fatalf("hostile corpus: %v, %d files", err, len(names))
+	}
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := parseAny(data); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+// TestZstdBomb: a metadata file that decompresses to more than the bound
+// is refused.
+func TestZstdBomb(t *testing.T) {
+	big := make([]byte, maxPayload+1)
+	bomb := icechunktest.FileBytes(2, TypeSnapshot, big)
+	big = nil
+	if len(bomb) > 1<<20 {
+		t.Fatalf("bomb of %d bytes", len(bomb))
+	}
+	if _, err := ParseSnapshot(bomb); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("bomb: %v", err)
+	}
+}
