@@ -271,6 +271,12 @@ func (r *Repo) readSnapshot(ctx context.Context, id ID) (*SnapshotFile, error) {
 // ancestry of its branches and tags (at most maxAncestry snapshots, each
 // read once; a cycle of parents ends the walk).
 func (r *Repo) Snapshots(ctx context.Context) ([]SnapshotInfo, error) {
+	return r.snapshots(ctx, maxAncestry)
+}
+
+// snapshots is Snapshots, walking at most limit snapshots of a spec 1
+// repository.
+func (r *Repo) snapshots(ctx context.Context, limit int) ([]SnapshotInfo, error) {
 	info := r.refs()
 	var out []SnapshotInfo
 	if info.Spec != 1 {
@@ -283,7 +289,7 @@ func (r *Repo) Snapshots(ctx context.Context) ([]SnapshotInfo, error) {
 				heads = append(heads, id)
 			}
 		}
-		for len(heads) > 0 && len(seen) < maxAncestry {
+		for len(heads) > 0 && len(seen) < limit {
 			id := heads[len(heads)-1]
 			heads = heads[:len(heads)-1]
 			if seen[id] {

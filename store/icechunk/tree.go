@@ -51,6 +51,10 @@ var kinds = []string{"branches", "snapshots", "tags"}
 // latest is how many snapshots the root's attributes list.
 const latest = 20
 
+// rootWalk bounds the snapshot files of a spec 1 repository the root
+// document reads to find the latest.
+const rootWalk = 100
+
 // Get returns the value of key.
 func (t *Tree) Get(ctx context.Context, key string) ([]byte, error) {
 	return t.GetRange(ctx, key, store.All)
@@ -143,9 +147,15 @@ func (t *Tree) names(ctx context.Context, kind string) ([]string, error) {
 // repository holds, which the root's info.txt shows.
 func (t *Tree) rootDoc(ctx context.Context) ([]byte, error) {
 	info := t.repo.refs()
-	snaps, err := t.repo.Snapshots(ctx)
+	// A spec 1 repository's snapshots are found by reading them: the
+	// root, read at mount, reads no more than rootWalk of them.
+	snaps, err := t.repo.snapshots(ctx, rootWalk)
 	if err != nil {
 		return nil, err
+	}
+	count := any(len(snaps))
+	if info.Spec == 1 && len(snaps) >= rootWalk {
+		count = fmt.Sprintf("%d or more", rootWalk)
 	}
 	at := map[ID]SnapshotInfo{}
 	for _, s := range snaps {
@@ -176,7 +186,7 @@ func (t *Tree) rootDoc(ctx context.Context) ([]byte, error) {
 				"spec_version":     info.Spec,
 				"branches":         refs(info.Branches),
 				"tags":             refs(info.Tags),
-				"snapshots":        len(snaps),
+				"snapshots":        count,
 				"latest_snapshots": list,
 			},
 		},
