@@ -99,9 +99,6 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Repo, error) {
 // String names the repository's store.
 func (r *Repo) String() string { return "icechunk " + r.st.String() }
 
-// Store returns the store the repository is in.
-func (r *Repo) Store() store.Store { return r.st }
-
 // Refresh reads the references again (a spec 2 repo info file, or a
 // spec 1 repository's ref files), so that branches follow their moves.
 func (r *Repo) Refresh(ctx context.Context) error {

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/zarrfs/zarrfs/store"
 )
@@ -116,12 +115,6 @@ func cmpOr(s, def string) string {
 
 // ID is the snapshot's id.
 func (s *Snapshot) ID() ID { return s.file.ID }
-
-// Message is the snapshot's commit message.
-func (s *Snapshot) Message() string { return s.file.Message }
-
-// FlushedAt is the snapshot's commit time.
-func (s *Snapshot) FlushedAt() time.Time { return s.file.FlushedAt }
 
 // String names the repository and the snapshot.
 func (s *Snapshot) String() string { return s.repo.String() + " snapshot " + s.file.ID.String() }
