@@ -109,8 +109,17 @@ func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 			fs = append(fs, &netcdfFile{node: n, vars: vars})
 		}
 	}
-	return append(fs, newMetaFile("info.txt", func() []byte { return infoText(n, children, left) }))
+	summary := ""
+	if s, ok := v.h.Store().(summarizer); ok && n.Path == "" {
+		summary = s.Summary()
+	}
+	return append(fs, newMetaFile("info.txt", func() []byte { return append(infoText(n, children, left), summary...) }))
 }
+
+// summarizer is a store that describes itself in its root's info.txt,
+// after the root's own summary: an Icechunk repository (icechunk.Tree)
+// lists its branches, tags and latest snapshots there.
+type summarizer interface{ Summary() string }
 
 // SizeDecodes reports whether f's Size decodes the array's elements
 // (data.txt, whose length depends on them): a caller making sizes ahead

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/zarrfs/zarrfs/store"
@@ -27,6 +29,9 @@ import (
 // read.
 type Tree struct {
 	repo *Repo
+
+	mu      sync.Mutex
+	summary string // Summary, as of the last root document
 }
 
 // Tree returns the repository as one store.
@@ -168,30 +173,60 @@ func (t *Tree) rootDoc(ctx context.Context) ([]byte, error) {
 		}
 		return id.String() + "  " + s.FlushedAt.Format(time.DateTime) + " UTC  " + s.Message
 	}
-	refs := func(m map[string]ID) map[string]string {
+	ids := func(m map[string]ID) map[string]string {
 		out := map[string]string{}
 		for n, id := range m {
-			out[n] = describe(id)
+			out[n] = id.String()
 		}
 		return out
 	}
-	var list []string
-	for _, s := range snaps[:min(len(snaps), latest)] {
-		list = append(list, describe(s.ID))
+	var b strings.Builder
+	fmt.Fprintf(&b, "Icechunk repository, spec version %d\n", info.Spec)
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, set := range []struct {
+		title string
+		m     map[string]ID
+	}{{"branches", info.Branches}, {"tags", info.Tags}} {
+		fmt.Fprintf(tw, "%s:\n", set.title)
+		names := make([]string, 0, len(set.m))
+		for n := range set.m {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(tw, "  %s\t%s\n", n, describe(set.m[n]))
+		}
 	}
+	tw.Flush()
+	fmt.Fprintf(&b, "latest snapshots (%v in all):\n", count)
+	for _, s := range snaps[:min(len(snaps), latest)] {
+		fmt.Fprintf(&b, "  %s\n", describe(s.ID))
+	}
+	t.mu.Lock()
+	t.summary = b.String()
+	t.mu.Unlock()
 	doc := map[string]any{
 		"zarr_format": 3, "node_type": "group",
 		"attributes": map[string]any{
 			"icechunk": map[string]any{
-				"spec_version":     info.Spec,
-				"branches":         refs(info.Branches),
-				"tags":             refs(info.Tags),
-				"snapshots":        count,
-				"latest_snapshots": list,
+				"spec_version": info.Spec,
+				"branches":     ids(info.Branches),
+				"tags":         ids(info.Tags),
+				"snapshots":    count,
 			},
 		},
 	}
 	return json.MarshalIndent(doc, "", "  ")
+}
+
+// Summary describes the repository for people, as of the last read of
+// the root document: the branches and tags with their snapshots' ids,
+// times and messages, and the latest snapshots. The root's info.txt ends
+// with it.
+func (t *Tree) Summary() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.summary
 }
 
 // ListDir lists dir: the top level, branches/, tags/ and snapshots/, and

@@ -52,10 +52,17 @@ func TestTree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{`"main": "` + ID(tr.Snaps["s3"]).String() + `  2026-03-01 15:00:00 UTC  set virtual chunk"`,
-			`"v1": "` + ID(tr.Snaps["s4"]).String(), `"snapshots": 6`, "Repository initialized"} {
+		for _, want := range []string{`"main": "` + ID(tr.Snaps["s3"]).String() + `"`, `"v1": "` + ID(tr.Snaps["s4"]).String(), `"snapshots": 6`} {
 			if !strings.Contains(string(root), want) {
 				t.Errorf("spec %d: root document lacks %q:\n%s", spec, want, root)
+			}
+		}
+		sum := tree.Summary()
+		for _, want := range []string{"spec version " + string(rune('0'+spec)), "branches:\n  dev   " + ID(tr.Snaps["s5"]).String() + "  2026-03-01 17:00:00 UTC  more structure\n",
+			"  main  " + ID(tr.Snaps["s3"]).String() + "  2026-03-01 15:00:00 UTC  set virtual chunk\n", "tags:\n  v1  " + ID(tr.Snaps["s4"]).String(),
+			"latest snapshots (6 in all):\n  " + ID(tr.Snaps["s5"]).String(), "Repository initialized\n"} {
+			if !strings.Contains(sum, want) {
+				t.Errorf("spec %d: summary lacks %q:\n%s", spec, want, sum)
 			}
 		}
 		for _, key := range []string{"branches/zarr.json", "branches/dev/group2/inner/zarr.json", "snapshots/" + ID(tr.Snaps["init"]).String() + "/zarr.json"} {
