@@ -227,8 +227,11 @@ func parseNode(t table) Node {
 type ManifestFile struct {
 	ID     ID
 	Arrays map[[8]byte][]ChunkRef // each sorted by index
-	size   int                    // bytes held, for the cache
+	size   int                    // bytes held (about), for the cache
 }
+
+// refSize is about what a parsed ChunkRef holds besides its bytes.
+const refSize = 128
 
 // ChunkRef is one chunk reference: exactly one of Inline, ChunkID and
 // Location says where its bytes are.
@@ -317,6 +320,7 @@ func ParseManifest(data []byte) (*ManifestFile, error) {
 		}
 	}
 	for node, refs := range m.Arrays {
+		m.size += refSize * len(refs)
 		for i := range refs {
 			if i > 0 && compareIndex(refs[i-1].Index, refs[i].Index) >= 0 {
 				return nil, corruptf("manifest %s: chunk refs of node %x not sorted", m.ID, node)

@@ -187,3 +187,38 @@ func checkSnapshot(t *testing.T, s *Snapshot, name string) {
 		}
 	}
 }
+
+// TestCacheAndCancel: with a manifest cache too small for one manifest
+// every chunk still reads (the newest stays, the rest are evicted); a
+// read cancelled while opening a snapshot or a manifest is not
+// remembered as that snapshot's or manifest's error.
+func TestCacheAndCancel(t *testing.T) {
+	tr := icechunktest.Write(t, 2, false)
+	st, _ := dir.Open(tr.Dir, dir.Options{ReadOnly: true})
+	ctx := context.Background()
+	r, err := Open(ctx, st, Options{ManifestCache: 1, AllowFile: true, OpenURL: openFileURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := r.Ref(cctx, "dev"); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled open: %v", err)
+	}
+	s, err := r.Ref(ctx, "dev")
+	if err != nil {
+		t.Fatalf("open after a cancelled one: %v", err)
+	}
+	if _, err := s.Get(cctx, "group2/inner/0.0"); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled chunk read: %v", err)
+	}
+	for range 2 {
+		checkSnapshot(t, s, "s5")
+	}
+	r.mu.Lock()
+	n := r.manLRU.Len()
+	r.mu.Unlock()
+	if n != 1 {
+		t.Errorf("%d manifests cached with a 1-byte bound", n)
+	}
+}

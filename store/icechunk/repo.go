@@ -222,6 +222,20 @@ func (r *Repo) Ref(ctx context.Context, ref string) (*Snapshot, error) {
 
 // Snapshot opens snapshot id, reading its file once.
 func (r *Repo) Snapshot(ctx context.Context, id ID) (*Snapshot, error) {
+	s, err := r.snapshot(ctx, id)
+	if cancelled(err) && ctx.Err() == nil {
+		// Another caller's read was cancelled: read it again.
+		s, err = r.snapshot(ctx, id)
+	}
+	return s, err
+}
+
+// cancelled reports whether err is a cancellation or a deadline.
+func cancelled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+func (r *Repo) snapshot(ctx context.Context, id ID) (*Snapshot, error) {
 	r.mu.Lock()
 	e := r.snaps[id]
 	if e == nil {
@@ -236,12 +250,11 @@ func (r *Repo) Snapshot(ctx context.Context, id ID) (*Snapshot, error) {
 			e.s = newSnapshot(r, f)
 		}
 	})
-	if e.err != nil && ctx.Err() == nil {
-		return nil, e.err
-	}
-	if e.err != nil { // cancelled: try again next time
+	if cancelled(e.err) { // read again next time
 		r.mu.Lock()
-		delete(r.snaps, id)
+		if r.snaps[id] == e {
+			delete(r.snaps, id)
+		}
 		r.mu.Unlock()
 	}
 	return e.s, e.err
@@ -319,6 +332,14 @@ func (r *Repo) snapshots(ctx context.Context, limit int) ([]SnapshotInfo, error)
 // manifest returns manifest id, parsed once and kept in a cache bounded
 // in bytes.
 func (r *Repo) manifest(ctx context.Context, id ID) (*ManifestFile, error) {
+	m, err := r.manifestOnce(ctx, id)
+	if cancelled(err) && ctx.Err() == nil {
+		m, err = r.manifestOnce(ctx, id)
+	}
+	return m, err
+}
+
+func (r *Repo) manifestOnce(ctx context.Context, id ID) (*ManifestFile, error) {
 	r.mu.Lock()
 	el := r.mans[id]
 	if el == nil {
@@ -351,7 +372,7 @@ func (r *Repo) manifest(ctx context.Context, id ID) (*ManifestFile, error) {
 		r.evict()
 		r.mu.Unlock()
 	})
-	if e.err != nil && ctx.Err() != nil {
+	if cancelled(e.err) {
 		r.mu.Lock()
 		if r.mans[id] == el {
 			r.manLRU.Remove(el)
