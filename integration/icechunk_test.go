@@ -90,6 +90,13 @@ func TestIcechunkMount(t *testing.T) {
 			}
 		}
 	}
+	// mount --ref mounts one reference's tree.
+	tr := icechunktest.Write(t, 2, false)
+	m := mountStore(t, tr.Dir, "--ref", "v2")
+	if got := lsNames(t, m.dir); !slices.Equal(got, []string{"group1", "group2", "info.txt", "zarr.json"}) {
+		t.Errorf("mount --ref v2 lists %q", got)
+	}
+	sameBytes(t, "--ref v2 group2/inner", run(t, "cat", filepath.Join(m.dir, "group2", "inner", "data")), expectedBytes("s5", "group2/inner", 2))
 }
 
 // TestIcechunkLive mounts a spec 1 repository with --live 1s, moves

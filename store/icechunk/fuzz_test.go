@@ -59,3 +59,32 @@ func FuzzParseID(f *testing.F) {
 		}
 	})
 }
+
+// FuzzChunkKey resolves keys against a snapshot of the test repository:
+// any key gives bytes or an error, never a panic.
+func FuzzChunkKey(f *testing.F) {
+	var snap *SnapshotFile
+	for name, data := range repoFiles(f) {
+		if s, err := ParseSnapshot(data); err == nil && len(name) > 0 && len(s.Nodes) > len(nodesOf(snap)) {
+			snap = s
+		}
+	}
+	s := newSnapshot(&Repo{}, snap)
+	for _, k := range []string{"group1/big/c/0/1", "group1/small/c/4", "group2/inner/2.1", "group2/inner/c/0/0",
+		"group1/big/c/9/9", "group1/big/c/01/1", "group1/big/c/-1/0", "group1/big/c/0", "zarr.json", "group1/zarr.json", "c/0"} {
+		f.Add(k)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		n, idx, err := s.chunkOf(key)
+		if err == nil && len(idx) != len(n.node.Array.NumChunks) {
+			t.Fatalf("%q: index %v for rank %d", key, idx, len(n.node.Array.NumChunks))
+		}
+	})
+}
+
+func nodesOf(s *SnapshotFile) []Node {
+	if s == nil {
+		return nil
+	}
+	return s.Nodes
+}
