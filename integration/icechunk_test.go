@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -99,22 +100,25 @@ func TestIcechunkMount(t *testing.T) {
 	sameBytes(t, "--ref v2 group2/inner", run(t, "cat", filepath.Join(m.dir, "group2", "inner", "data")), expectedBytes("s5", "group2/inner", 2))
 }
 
-// TestIcechunkLive mounts a spec 1 repository with --live 1s, moves
-// branch main to the snapshot of branch dev, and waits until
-// branches/main/ shows dev's tree.
+// TestIcechunkLive mounts repositories of spec 1 and 2 with --live 1s,
+// moves branch main to the snapshot of branch dev (spec 1: its ref.json;
+// spec 2: the repo info file), and waits until branches/main/ shows
+// dev's tree.
 func TestIcechunkLive(t *testing.T) {
 	needFuse(t)
-	tr := icechunktest.Write(t, 1, false)
+	for _, spec := range []int{1, 2} {
+		t.Run(fmt.Sprint("spec", spec), func(t *testing.T) { testIcechunkLive(t, spec) })
+	}
+}
+
+func testIcechunkLive(t *testing.T, spec int) {
+	tr := icechunktest.Write(t, spec, false)
 	m := mountStore(t, tr.Dir, "--live", "1s")
 	inner := filepath.Join(m.dir, "branches", "main", "group2", "inner", "data")
 	if _, err := os.Stat(inner); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("main before the move: %v", err)
 	}
-	ref := filepath.Join(tr.Dir, "refs", "branch.main", "ref.json")
-	if err := os.WriteFile(ref+".tmp", []byte(`{"snapshot":"`+tr.Snaps["s5"].String()+`"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	os.Rename(ref+".tmp", ref)
+	tr.SetBranch("main", "s5")
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		if _, err := os.Stat(inner); err == nil {
 			break

@@ -94,7 +94,11 @@ func (w *testWriter) write(rel string, data []byte) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		w.t.Fatal(err)
 	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
+	// Replaced whole, never seen half written.
+	if err := os.WriteFile(p+".tmp", data, 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.Rename(p+".tmp", p); err != nil {
 		w.t.Fatal(err)
 	}
 }
@@ -609,6 +613,19 @@ func innerValue(i, j int) float64 { return float64(i*4 - j) }
 type Repo struct {
 	Dir   string
 	Snaps map[string]ID
+
+	w              *testWriter
+	branches, tags map[string]ID
+	deleted        []string
+}
+
+// SetBranch points branch name at snapshot snap ("s1" … "s5") and writes
+// the references again (spec 1: the branch's ref.json; spec 2: the repo
+// info file, replaced by a rename as Icechunk's conditional write
+// replaces it).
+func (r *Repo) SetBranch(name, snap string) {
+	r.branches[name] = r.Snaps[snap]
+	r.w.refs(r.branches, r.tags, r.deleted)
 }
 
 // Write writes, in the manner of the Icechunk project's
@@ -704,8 +721,10 @@ func Write(t testing.TB, spec int, compressed bool) *Repo {
 	s5 := &wSnapshot{id: w.newID(), parent: &s4.id, at: day.Add(5 * time.Hour), message: "more structure", nodes: more,
 		chunks: map[string][]wChunk{big.path: s4.chunks[big.path], small.path: s4.chunks[small.path], inner.path: innerChunks}}
 	w.snapshot(s5)
-	w.refs(map[string]ID{"main": s3.id, "dev": s5.id}, map[string]ID{"v1": s4.id, "v2": s5.id}, []string{"gone"})
-	return &Repo{Dir: w.dir, Snaps: map[string]ID{"init": init.id, "s1": s1.id, "s2": s2.id, "s3": s3.id, "s4": s4.id, "s5": s5.id}}
+	r := &Repo{Dir: w.dir, Snaps: map[string]ID{"init": init.id, "s1": s1.id, "s2": s2.id, "s3": s3.id, "s4": s4.id, "s5": s5.id},
+		w: w, branches: map[string]ID{"main": s3.id, "dev": s5.id}, tags: map[string]ID{"v1": s4.id, "v2": s5.id}, deleted: []string{"gone"}}
+	w.refs(r.branches, r.tags, r.deleted)
+	return r
 }
 
 // Expected returns the elements of each array of snapshot name
