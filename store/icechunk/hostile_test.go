@@ -2,6 +2,7 @@ package icechunk
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -246,16 +247,23 @@ func TestHostileCorpus(t *testing.T) {
 	}
 }
 
-// TestZstdBomb: a metadata file that decompresses to more than the bound
-// is refused.
+// TestZstdBomb: a metadata file whose zstd frame declares more than the
+// bound (a frame header naming 300 MiB, then one RLE block) is refused
+// before anything is allocated for it; the same frame declaring what
+// its block holds is decoded.
 func TestZstdBomb(t *testing.T) {
-	big := make([]byte, maxPayload+1)
-	bomb := icechunktest.FileBytes(2, TypeSnapshot, big)
-	big = nil
-	if len(bomb) > 1<<20 {
-		t.Fatalf("bomb of %d bytes", len(bomb))
-	}
-	if _, err := ParseSnapshot(bomb); !errors.Is(err, ErrCorrupt) {
+	frame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0xe0} // magic; single segment, 8-byte content size
+	frame = binary.LittleEndian.AppendUint64(frame, 300<<20)
+	const size = 64 << 10
+	h := uint32(1 | 1<<1 | size<<3) // last block, RLE, 64 KiB
+	frame = append(frame, byte(h), byte(h>>8), byte(h>>16), 0)
+	bomb := append(icechunktest.FileBytes(2, TypeSnapshot, nil)[:headerSize], frame...)
+	if _, err := ParseSnapshot(bomb); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "zstd") {
 		t.Errorf("bomb: %v", err)
+	}
+	// The same frame declaring 64 KiB is read (and is no FlatBuffer).
+	binary.LittleEndian.PutUint64(bomb[headerSize+5:], 64<<10)
+	if _, err := ParseSnapshot(bomb); err == nil || strings.Contains(err.Error(), "zstd") {
+		t.Errorf("small frame: %v, want a FlatBuffer error", err)
 	}
 }

@@ -178,7 +178,7 @@ func (w *testWriter) manifest(arrays map[[8]byte][]wChunk) (ID, int, int) {
 				locs = append(locs, []byte(fmt.Sprintf("%s?v=%x%c", locs[i%base], i*7919, 'A'+i%26)))
 			}
 			var err error
-			dict, err = zstd.BuildDict(zstd.BuildDictOptions{ID: 7, Contents: locs, History: hist, Offsets: [3]int{1, 4, 8}})
+			dict, err = zstd.BuildDict(zstd.BuildDictOptions{ID: 7, Contents: locs, History: hist, Offsets: [3]int{1, 4, 8}, Level: zstd.SpeedFastest})
 			if err != nil {
 				w.t.Fatal(err)
 			}
