@@ -163,7 +163,7 @@ func validPath(p string) bool {
 		return false
 	}
 	for seg := range strings.SplitSeq(p[1:], "/") {
-		if seg == "" || seg == "." || seg == ".." || strings.ContainsAny(seg, "\x00\\") {
+		if seg == "" || seg == "." || seg == ".." {
 			return false
 		}
 	}
