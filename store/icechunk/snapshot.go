@@ -242,14 +242,21 @@ func (s *Snapshot) lookup(ctx context.Context, n *snapNode, idx []uint32) (*Chun
 		if err != nil {
 			return nil, err
 		}
-		refs := m.Arrays[n.node.ID]
-		i := sort.Search(len(refs), func(i int) bool { return compareIndex(refs[i].Index, idx) >= 0 })
-		if i < len(refs) && compareIndex(refs[i].Index, idx) == 0 {
-			return &refs[i], nil
+		if ref := findRef(m.Arrays[n.node.ID], idx); ref != nil {
+			return ref, nil
 		}
 		return nil, store.ErrNotExist
 	}
 	return nil, store.ErrNotExist
+}
+
+// findRef finds the reference to chunk idx in refs, sorted by index.
+func findRef(refs []ChunkRef, idx []uint32) *ChunkRef {
+	i := sort.Search(len(refs), func(i int) bool { return compareIndex(refs[i].Index, idx) >= 0 })
+	if i < len(refs) && compareIndex(refs[i].Index, idx) == 0 {
+		return &refs[i]
+	}
+	return nil
 }
 
 // ListDir lists the nodes below dir: keys "zarr.json" when dir is a node,
