@@ -233,12 +233,13 @@ type ManifestFile struct {
 // refSize is about what a parsed ChunkRef holds besides its bytes.
 const refSize = 128
 
-// ChunkRef is one chunk reference: exactly one of Inline, ChunkID and
+// ChunkRef is one chunk reference: Inline, ChunkID (when Native) or
 // Location says where its bytes are.
 type ChunkRef struct {
 	Index   []uint32
 	Inline  []byte
-	ChunkID *ID
+	Native  bool
+	ChunkID ID
 	// Location is a virtual reference's URL (decompressed when the
 	// manifest stored it compressed).
 	Location string
@@ -274,21 +275,27 @@ func ParseManifest(data []byte) (*ManifestFile, error) {
 			copy(node[:], at.inline(0, 8))
 			refs := at.tables(1)
 			out := make([]ChunkRef, 0, len(refs))
+			// The indexes share one array (one allocation, not one a
+			// reference), sized for the first reference's rank.
+			var arena []uint32
 			for _, rt := range refs {
 				var r ChunkRef
 				start, n := rt.vector(0, 4)
 				if n > maxRank {
 					panic("chunk index of rank over 64")
 				}
-				for i := range n {
-					r.Index = append(r.Index, le.Uint32(rt.Bytes[int(start)+4*i:]))
+				if cap(arena)-len(arena) < n {
+					arena = make([]uint32, 0, max(n*len(refs), 64))
 				}
+				for i := range n {
+					arena = append(arena, le.Uint32(rt.Bytes[int(start)+4*i:]))
+				}
+				r.Index = arena[len(arena)-n : len(arena) : len(arena)]
 				r.Inline = rt.bytes(1)
 				r.Offset, r.Length = rt.uint64(2, 0), rt.uint64(3, 0)
-				if id := rt.inline(4, 12); id != nil {
-					var c ID
-					copy(c[:], id)
-					r.ChunkID = &c
+				if o := rt.field(4); o != 0 {
+					r.Native = true
+					copy(r.ChunkID[:], rt.Bytes[o:int(o)+12])
 				}
 				r.Location = rt.string(5)
 				r.ETag = rt.string(6)

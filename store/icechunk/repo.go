@@ -411,7 +411,7 @@ func (r *Repo) readRef(ctx context.Context, c *ChunkRef, br store.ByteRange) ([]
 			return nil, err
 		}
 		return bytes.Clone(c.Inline[start:end]), nil
-	case c.ChunkID != nil:
+	case c.Native:
 		rg, err := subRange(c.Offset, c.Length, br)
 		if err != nil {
 			return nil, err
