@@ -118,6 +118,9 @@ func testIcechunkLive(t *testing.T, spec int) {
 	if _, err := os.Stat(inner); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("main before the move: %v", err)
 	}
+	for _, a := range []string{"small", "big"} {
+		run(t, "cat", filepath.Join(m.dir, "branches", "main", "group1", a, "data"))
+	}
 	tr.SetBranch("main", "s5")
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		if _, err := os.Stat(inner); err == nil {
@@ -127,4 +130,11 @@ func testIcechunkLive(t *testing.T, spec int) {
 		}
 	}
 	sameBytes(t, "branches/main/group2/inner after the move", run(t, "cat", inner), expectedBytes("s5", "group2/inner", 2))
+	// Chunks the new snapshot references as the old one did are taken
+	// over (GetIfChanged); those it does not (small's deleted chunk 4)
+	// are read again.
+	sameBytes(t, "branches/main/group1/small after the move", run(t, "cat", filepath.Join(m.dir, "branches", "main", "group1", "small", "data")),
+		expectedBytes("s5", "group1/small", 1))
+	sameBytes(t, "branches/main/group1/big after the move", run(t, "cat", filepath.Join(m.dir, "branches", "main", "group1", "big", "data")),
+		expectedBytes("s5", "group1/big", 4))
 }

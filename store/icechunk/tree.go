@@ -293,3 +293,41 @@ func join(dir, name string) string {
 	}
 	return dir + "/" + name
 }
+
+// GetRangeInfo is GetRange with the snapshot's Info for keys below a
+// reference (Snapshot.GetRangeInfo), no Info for the top level's.
+func (t *Tree) GetRangeInfo(ctx context.Context, key string, r store.ByteRange) ([]byte, store.Info, error) {
+	s, sub, err := t.below(ctx, key)
+	if err != nil || s == nil {
+		b, err := t.GetRange(ctx, key, r)
+		return b, store.Info{}, err
+	}
+	return s.GetRangeInfo(ctx, sub, r)
+}
+
+// GetIfChanged is the snapshot's GetIfChanged for keys below a reference:
+// after a branch moved, a chunk its new snapshot references as the old
+// one did is store.ErrNotModified.
+func (t *Tree) GetIfChanged(ctx context.Context, key string, old store.Info) ([]byte, store.Info, error) {
+	s, sub, err := t.below(ctx, key)
+	if err != nil || s == nil {
+		b, err := t.GetRange(ctx, key, store.All)
+		return b, store.Info{}, err
+	}
+	return s.GetIfChanged(ctx, sub, old)
+}
+
+// below returns the snapshot and the key within it of a key below
+// branches/NAME/, tags/NAME/ or snapshots/ID/; nil for other keys.
+func (t *Tree) below(ctx context.Context, key string) (*Snapshot, string, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, "", err
+	}
+	kind, rest, _ := strings.Cut(key, "/")
+	name, sub, ok := strings.Cut(rest, "/")
+	if !ok || !slices.Contains(kinds, kind) {
+		return nil, "", nil
+	}
+	s, err := t.snapshot(ctx, kind, name)
+	return s, sub, err
+}

@@ -107,3 +107,46 @@ func TestTree(t *testing.T) {
 		}
 	}
 }
+
+// TestInfoTags: a chunk or document that two snapshots reference alike
+// has the same ETag in both (GetIfChanged: not modified), one referenced
+// differently does not; through the Tree too, as a --live mount asks
+// after a branch moved.
+func TestInfoTags(t *testing.T) {
+	ctx := context.Background()
+	tr, r := openTestRepo(t, 2, false)
+	s3, _ := r.Ref(ctx, "main")
+	s5, _ := r.Ref(ctx, "dev")
+	for _, tc := range []struct {
+		key  string
+		same bool
+	}{
+		{"group1/big/c/0/1", true}, {"group1/big/c/0/0", true}, {"group1/small/c/0", true},
+		{"group1/zarr.json", true}, {"zarr.json", true}, {"group1/small/c/4", false},
+	} {
+		_, info, err := s3.GetRangeInfo(ctx, tc.key, store.All)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.key, err)
+		}
+		if info.ETag == "" || !info.ModTime.Equal(s3.file.FlushedAt) {
+			t.Errorf("%s: info %+v", tc.key, info)
+		}
+		_, _, err = s5.GetIfChanged(ctx, tc.key, info)
+		if got := errors.Is(err, store.ErrNotModified); got != tc.same {
+			t.Errorf("%s: main → dev: %v, want not modified %v", tc.key, err, tc.same)
+		}
+		_, _, err = r.Tree().GetIfChanged(ctx, "branches/dev/"+tc.key, info)
+		if got := errors.Is(err, store.ErrNotModified); got != tc.same {
+			t.Errorf("branches/dev/%s: %v, want not modified %v", tc.key, err, tc.same)
+		}
+	}
+	// big's chunk (0,0): native in s2, virtual in s3.
+	s2, err := r.Snapshot(ctx, ID(tr.Snaps["s2"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, info, _ := s2.GetRangeInfo(ctx, "group1/big/c/0/0", store.All)
+	if _, _, err := s3.GetIfChanged(ctx, "group1/big/c/0/0", info); err != nil {
+		t.Errorf("native → virtual: %v, want the new bytes", err)
+	}
+}
