@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	nethttp "net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,4 +139,34 @@ func testIcechunkLive(t *testing.T, spec int) {
 		expectedBytes("s5", "group1/small", 1))
 	sameBytes(t, "branches/main/group1/big after the move", run(t, "cat", filepath.Join(m.dir, "branches", "main", "group1", "big", "data")),
 		expectedBytes("s5", "group1/big", 4))
+}
+
+// TestIcechunkRemote reads a spec 2 repository from an S3 bucket
+// (versitygw) and over HTTP: the arrays equal the writer's formulas, and
+// the virtual chunk that points at a local file (file://) is refused, as
+// a repository that is not on the local disk may not read the reader's
+// files; the other chunks and arrays read.
+func TestIcechunkRemote(t *testing.T) {
+	tr := icechunktest.Write(t, 2, true)
+	srv := startS3(t)
+	srv.MakeBucket("ice")
+	upload(t, srv, tr.Dir, "ice", "repo/")
+	web := httptest.NewServer(nethttp.FileServer(nethttp.Dir(tr.Dir)))
+	defer web.Close()
+	for _, store := range []string{"s3://ice/repo", web.URL} {
+		for _, c := range []struct {
+			ref, array string
+			itemsize   int
+		}{{"dev", "group2/inner", 2}, {"v1", "group1/small", 1}, {"main", "group1/small", 1}} {
+			snap := map[string]string{"dev": "s5", "v1": "s4", "main": "s3"}[c.ref]
+			sameBytes(t, store+" "+c.ref+" "+c.array, mustZarrfs(t, "cat", "--ref", c.ref, store, c.array), expectedBytes(snap, c.array, c.itemsize))
+		}
+		res := runZarrfs(t, "cat", "--ref", "main", store, "group1/big")
+		if res.err == nil || !strings.Contains(string(res.stderr), "virtual chunk URL refused") {
+			t.Errorf("%s: the file:// virtual chunk: %v: %s", store, res.err, res.stderr)
+		}
+		if got := string(mustZarrfs(t, "ls", store)); !strings.Contains(got, "group1/") {
+			t.Errorf("%s: ls: %s", store, got)
+		}
+	}
 }
