@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -45,30 +46,74 @@ func openHierarchy(ctx context.Context, spec string, sf *storeFlags, opts zarr.O
 		return nil, err
 	}
 	o := &opened{spec: spec, st: st, opts: opts}
-	tree, isRepo := st.(*icechunk.Tree)
+	_, isRepo := st.(*icechunk.Tree)
 	if !isRepo && sf != nil && sf.ref != "" {
-		closeStore(st)
-		return nil, fmt.Errorf("%s: --ref %s: not an Icechunk repository", st, sf.ref)
-	}
-	if isRepo {
-		o.repo = tree
-		if sf == nil || !sf.whole || sf.ref != "" {
-			o.ref = "main"
-			if sf != nil && sf.ref != "" {
-				o.ref = sf.ref
-			}
-			if o.st, err = tree.Repo().Ref(ctx, o.ref); err != nil {
-				tree.Close()
-				return nil, err
-			}
+		// storeurl.Open looks for an Icechunk repository on local disks
+		// only: a remote one is looked for when it matters.
+		if err := o.findRepo(ctx, sf); err != nil {
+			return nil, err
 		}
+		if o.repo == nil {
+			closeStore(st)
+			return nil, fmt.Errorf("%s: --ref %s: not an Icechunk repository", st, sf.ref)
+		}
+	} else if err := o.useRepo(ctx, sf); err != nil {
+		return nil, err
 	}
 	o.h, err = zarr.Open(ctx, o.st, opts)
+	if errors.Is(err, zarr.ErrNotExist) && o.repo == nil {
+		// No Zarr hierarchy at the root: perhaps a remote Icechunk
+		// repository.
+		if ferr := o.findRepo(ctx, sf); ferr != nil {
+			return nil, ferr
+		}
+		if o.repo != nil {
+			o.h, err = zarr.Open(ctx, o.st, opts)
+		}
+	}
 	if err != nil {
 		o.close()
 		return nil, fmt.Errorf("%s: %w", o.st, err)
 	}
 	return o, nil
+}
+
+// findRepo looks for an Icechunk repository in o.st (which storeurl.Open
+// looked at only if local) and, if there is one, uses it (useRepo). On
+// error the store is closed.
+func (o *opened) findRepo(ctx context.Context, sf *storeFlags) error {
+	st, err := storeurl.Icechunk(ctx, o.spec, o.st, sf.options())
+	if err != nil {
+		closeStore(o.st)
+		return err
+	}
+	o.st = st
+	return o.useRepo(ctx, sf)
+}
+
+// useRepo sets o up to read the Icechunk repository o.st is, if it is
+// one: the snapshot --ref names (default main), or, for a mount without
+// --ref, the whole repository. On error the repository is closed.
+func (o *opened) useRepo(ctx context.Context, sf *storeFlags) error {
+	tree, ok := o.st.(*icechunk.Tree)
+	if !ok {
+		return nil
+	}
+	o.repo = tree
+	if sf != nil && sf.whole && sf.ref == "" {
+		return nil
+	}
+	o.ref = "main"
+	if sf != nil && sf.ref != "" {
+		o.ref = sf.ref
+	}
+	s, err := tree.Repo().Ref(ctx, o.ref)
+	if err != nil {
+		tree.Close()
+		return err
+	}
+	o.st = s
+	return nil
 }
 
 // reopen opens the hierarchy in the store again, as it now is, taking

@@ -9,13 +9,26 @@ import (
 	"github.com/zarrfs/zarrfs/store/icechunk"
 )
 
-// openIcechunk returns st, or the *icechunk.Tree of the Icechunk
-// repository st holds (icechunk.Detect: a "repo" file with Icechunk's
-// magic, or refs/branch.main/ref.json). The stores of its virtual chunks
-// open as Open opens a STORE, with the same options; file:// references
-// are followed only when the repository itself is on a local disk.
+// openIcechunk returns st, or, when st is a local directory or zip archive
+// holding an Icechunk repository, its *icechunk.Tree. Remote stores are
+// not looked at here: that would cost every plain Zarr store two
+// requests; Icechunk looks at them when asked (after no Zarr hierarchy
+// was found at their root).
 func openIcechunk(ctx context.Context, spec string, st store.Store, opts Options) (store.Store, error) {
-	if !icechunk.Detect(ctx, st) {
+	if isRemoteSpec(spec) {
+		return st, nil
+	}
+	return Icechunk(ctx, spec, st, opts)
+}
+
+// Icechunk returns st, or the *icechunk.Tree of the Icechunk repository
+// st holds (icechunk.Detect: a "repo" file with Icechunk's magic, or
+// refs/branch.main/ref.json), opened as Open opened st (spec, opts). The
+// stores of its virtual chunks open as Open opens a STORE, with the same
+// options; file:// references are followed only when the repository
+// itself is on a local disk. On error st is left open.
+func Icechunk(ctx context.Context, spec string, st store.Store, opts Options) (store.Store, error) {
+	if _, ok := st.(*icechunk.Tree); ok || !icechunk.Detect(ctx, st) {
 		return st, nil
 	}
 	vopts := opts
@@ -27,9 +40,6 @@ func openIcechunk(ctx context.Context, spec string, st store.Store, opts Options
 		},
 	})
 	if err != nil {
-		if c, ok := st.(store.Closer); ok {
-			c.Close()
-		}
 		return nil, fmt.Errorf("open store %s: %w", spec, err)
 	}
 	return r.Tree(), nil

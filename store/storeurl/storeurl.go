@@ -82,9 +82,10 @@ type S3Options struct {
 //     .zip, a zip store over that object;
 //   - any other scheme: an error matching ErrUnsupportedScheme.
 //
-// A directory, HTTP or S3 store that holds an Icechunk repository (read
+// A directory or zip archive that holds an Icechunk repository (read
 // only) is its *icechunk.Tree: branches/, tags/ and snapshots/, each
-// entry a snapshot's tree (see icechunk.Detect and openIcechunk).
+// entry a snapshot's tree; for remote stores, which Open does not probe,
+// see Icechunk.
 //
 // Every request to a remote store is bounded by opts.Timeout. The store
 // returned implements io.Closer; close it when done.
@@ -93,7 +94,13 @@ func Open(ctx context.Context, spec string, opts Options) (store.Store, error) {
 	if err != nil || opts.Writable || opts.plain {
 		return st, err
 	}
-	return openIcechunk(ctx, spec, st, opts)
+	tree, err := openIcechunk(ctx, spec, st, opts)
+	if err != nil {
+		if c, ok := st.(store.Closer); ok {
+			c.Close()
+		}
+	}
+	return tree, err
 }
 
 // open opens the store spec names, as Open does, without looking for an
