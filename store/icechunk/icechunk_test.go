@@ -222,3 +222,22 @@ func TestCacheAndCancel(t *testing.T) {
 		t.Errorf("%d manifests cached with a 1-byte bound", n)
 	}
 }
+
+// TestIDs: ids in Crockford base 32 as the spec's example writes them,
+// and read back in the forms Crockford allows.
+func TestIDs(t *testing.T) {
+	id := ID{0x0b, 0x1c, 0xc8, 0xd6, 0x78, 0x75, 0x80, 0xf0, 0xe3, 0x3a, 0x65, 0x34}
+	if got := id.String(); got != "1CECHNKREP0F1RSTCMT0" {
+		t.Errorf("%x = %s, want the spec's 1CECHNKREP0F1RSTCMT0", id[:], got)
+	}
+	for _, s := range []string{"1CECHNKREP0F1RSTCMT0", "1cechnkrep0f1rstcmt0", "lCECHNKREPOF1RSTCMT0", "ICECHNKREP0F1RSTCMTo"} {
+		if got, err := ParseID(s); err != nil || got != id {
+			t.Errorf("ParseID(%q) = %x, %v", s, got[:], err)
+		}
+	}
+	for _, s := range []string{"", "1CECHNKREP0F1RSTCMT", "1CECHNKREP0F1RSTCMTU", "1CECHNKREP0F1RSTCMT00"} {
+		if _, err := ParseID(s); err == nil {
+			t.Errorf("ParseID(%q) accepted", s)
+		}
+	}
+}
