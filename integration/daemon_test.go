@@ -171,6 +171,36 @@ func TestDaemonMountForm(t *testing.T) {
 	}
 }
 
+// TestDaemonMountFormRW: the options mount(8) passes without ro (rw,
+// with mount.fuse3's dev,suid) and an fstab line's defaults mount
+// read-only; rw says so in one line on the caller's standard error.
+func TestDaemonMountFormRW(t *testing.T) {
+	for _, tc := range []struct {
+		opts, notice string
+	}{
+		{"rw,dev,suid", "mounting read-only (option rw)\n"},
+		{"defaults", ""},
+	} {
+		t.Run(tc.opts, func(t *testing.T) {
+			store, mnt := daemonMount(t)
+			logFile := filepath.Join(t.TempDir(), "zarrfs.log")
+			r := runZarrfs(t, store, mnt, "-o", tc.opts, "--log-file", logFile)
+			if r.err != nil || len(r.stdout) != 0 || strings.Count(string(r.stderr), "\n") != min(len(tc.notice), 1) || !strings.HasSuffix(string(r.stderr), tc.notice) {
+				t.Fatalf("status %v, stdout %q, stderr %q; want 0 and one line ending %q", r.err, r.stdout, r.stderr, tc.notice)
+			}
+			t.Logf("stderr: %q", r.stderr)
+			checkServes(t, store, mnt)
+			info, err := os.ReadFile("/proc/self/mountinfo")
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkReadOnly(t, info, mnt)
+			run(t, "umount", mnt)
+			waitNoDaemon(t, mnt, 5*time.Second)
+		})
+	}
+}
+
 // TestDaemonRefusals: every error before the daemon detaches reaches the
 // caller's standard error as one line, with status 1, and leaves nothing
 // mounted and no process behind.
@@ -189,8 +219,6 @@ func TestDaemonRefusals(t *testing.T) {
 	}{
 		{"missing store", []string{missing, mnt}, mnt, missing},
 		{"missing store, --daemon", []string{"mount", "--daemon", missing, mnt}, mnt, missing},
-		{"rw", []string{store, mnt, "-o", "rw"}, mnt, `option "rw"`},
-		{"mount(8)'s default rw", []string{store, mnt, "-o", "rw,dev,suid"}, mnt, `option "rw"`},
 		{"unknown option", []string{store, mnt, "-o", "ro,cache_sise=1GiB"}, mnt, `unknown option "cache_sise=1GiB"`},
 		{"bad value", []string{store, mnt, "-o", "store_timeout=soon"}, mnt, `option "store_timeout=soon"`},
 		{"missing mount point", []string{store, mnt + "-missing"}, mnt + "-missing", "no such file or directory"},

@@ -2,10 +2,12 @@ package integration
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,8 +67,9 @@ func installForMount(t *testing.T) {
 // TestMountHelper mounts through util-linux mount(8) and mount.fuse3, as
 // a user and the boot do: mount -t fuse.zarrfs STORE MNT -o OPTIONS, and
 // an fstab line (mount --fstab FILE MNT) with the options of a network
-// mount at boot; umount ends the daemon. Without -o ro mount(8) passes rw,
-// which is refused with nothing mounted.
+// mount at boot; umount ends the daemon. Without -o ro mount(8) passes rw:
+// the mount is read-only all the same (as a write-protected ISO image's),
+// with one notice, as is an fstab line that says defaults.
 func TestMountHelper(t *testing.T) {
 	needRoot(t)
 	if _, err := exec.LookPath("mount.fuse3"); err != nil {
@@ -76,7 +79,7 @@ func TestMountHelper(t *testing.T) {
 	installForMount(t)
 	store, mnt := daemonMount(t)
 	fstab := filepath.Join(t.TempDir(), "fstab")
-	line := store + " " + mnt + " fuse.zarrfs ro,noauto,_netdev,nofail,x-systemd.automount,x-systemd.mount-timeout=30,cache_size=64MiB,allow_other 0 0\n"
+	line := store + " " + mnt + " fuse.zarrfs defaults,noauto,_netdev,nofail,x-systemd.automount,x-systemd.mount-timeout=30,cache_size=64MiB,allow_other 0 0\n"
 	if err := os.WriteFile(fstab, []byte("# zarrfs test\n"+line), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +88,8 @@ func TestMountHelper(t *testing.T) {
 		args []string
 	}{
 		{"mount -t", []string{"-t", "fuse.zarrfs", store, mnt, "-o", "ro,cache_size=64MiB,store_timeout=10s"}},
-		{"mount --fstab", []string{"--fstab", fstab, mnt}},
+		{"mount --fstab defaults", []string{"--fstab", fstab, mnt}},
+		{"mount -t without -o", []string{"-t", "fuse.zarrfs", store, mnt}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
@@ -102,6 +106,10 @@ func TestMountHelper(t *testing.T) {
 			if !bytes.Contains(info, []byte(" "+mnt+" ")) || !bytes.Contains(info, []byte(" fuse.zarrfs ")) {
 				t.Errorf("/proc/self/mountinfo has no fuse.zarrfs mount at %s", mnt)
 			}
+			checkReadOnly(t, info, mnt)
+			if n := strings.Count(string(stderr), "mounting read-only"); n > 1 {
+				t.Errorf("the read-only notice came %d times: %q", n, stderr)
+			}
 			run(t, "umount", mnt)
 			waitNoDaemon(t, mnt, 5*time.Second)
 			if isMountpoint(mnt) {
@@ -109,13 +117,26 @@ func TestMountHelper(t *testing.T) {
 			}
 		})
 	}
-	t.Run("rw refused", func(t *testing.T) {
-		_, stderr, err := runTool("mount", "-t", "fuse.zarrfs", store, mnt)
-		if err == nil || !strings.Contains(string(stderr), `option "rw": zarrfs mounts read-only; mount with -o ro`) {
-			t.Errorf("mount without -o ro: %v, stderr %q; want a failure naming rw", err, stderr)
+}
+
+// checkReadOnly checks that mountinfo (of /proc/self) shows mnt mounted
+// read-only and that a write there fails with EROFS.
+func checkReadOnly(t *testing.T, mountinfo []byte, mnt string) {
+	t.Helper()
+	for _, l := range strings.Split(string(mountinfo), "\n") {
+		// ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS … - TYPE SOURCE SUPEROPTIONS:
+		// FUSE's ro is the superblock's.
+		f := strings.Fields(l)
+		sep := slices.Index(f, "-")
+		if len(f) > 5 && f[4] == mnt && sep > 0 && len(f) > sep+3 &&
+			!slices.Contains(strings.Split(f[5], ","), "ro") && !slices.Contains(strings.Split(f[sep+3], ","), "ro") {
+			t.Errorf("%s is mounted %s (superblock %s), not ro", mnt, f[5], f[sep+3])
 		}
-		checkNothingLeft(t, mnt)
-	})
+	}
+	err := os.WriteFile(filepath.Join(mnt, "new"), nil, 0o644)
+	if !errors.Is(err, syscall.EROFS) {
+		t.Errorf("creating a file in %s: %v; want EROFS", mnt, err)
+	}
 }
 
 // TestMakeInstall runs make install and make uninstall into a DESTDIR and

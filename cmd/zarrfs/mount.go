@@ -148,7 +148,7 @@ var mountCommand = command{
 	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
 		var m mountSpec
 		m.register(fl)
-		fl.BoolVar(&m.daemon, "daemon", false, "return once the mount answers and keep serving it in the background; log to --log-file or syslog")
+		fl.BoolVar(&m.daemon, "daemon", false, "return once the mount answers and keep serving it in the background; log to --log-file, syslog or else a file under $XDG_STATE_HOME/zarrfs")
 		return func(ctx context.Context, e *env, args []string) error {
 			return m.run(ctx, e, args[0], args[1])
 		}

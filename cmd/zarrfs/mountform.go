@@ -32,6 +32,9 @@ type mountSpec struct {
 	optionFlags *pflag.FlagSet
 	options     []string // the -o arguments
 	daemon      bool
+	// rw is set when -o says rw, as mount(8) does whenever ro is absent:
+	// the mount is read-only all the same, and run says so once.
+	rw bool
 }
 
 // register registers the mount and store flags and -o on fl.
@@ -43,13 +46,13 @@ func (m *mountSpec) register(fl *pflag.FlagSet) {
 	fl.AddFlagSet(m.optionFlags)
 	fl.StringArrayVarP(&m.options, "options", "o", nil,
 		"mount options, comma-separated: every flag above as NAME=VALUE with underscores (cache_size=2GiB, store_timeout=10s)\n"+
-			"or NAME for a switch (allow_other); ro and the generic options of mount(8), fstab and systemd are accepted, rw is refused")
+			"or NAME for a switch (allow_other); ro, rw (mounted read-only all the same) and the generic options of mount(8), fstab and systemd are accepted")
 }
 
 // genericOptions are the options mount(8), fstab and systemd pass or
 // leave in a line, which zarrfs accepts: the mount is read-only and holds
 // no devices, set-user-ID or executable files whatever they say, and the
-// others are for mount(8) and systemd alone. rw is refused elsewhere.
+// others are for mount(8) and systemd alone. rw is noted elsewhere.
 var genericOptions = map[string]bool{
 	"ro": true, "defaults": true, "auto": true, "noauto": true, "nofail": true, "_netdev": true,
 	"user": true, "users": true, "nouser": true, "owner": true, "group": true,
@@ -74,8 +77,8 @@ func isGenericOption(opt string) bool {
 	return genericOptions[name] && !hasValue
 }
 
-// applyOptions sets the flags the -o options name. It refuses rw and any
-// option that is neither a flag nor generic, naming it.
+// applyOptions sets the flags the -o options name. It refuses any option
+// that is neither a flag nor generic, naming it; rw sets m.rw.
 func (m *mountSpec) applyOptions() error {
 	for _, arg := range m.options {
 		for _, opt := range strings.Split(arg, ",") {
@@ -92,8 +95,12 @@ func (m *mountSpec) applyOption(opt string) error {
 	switch {
 	case opt == "":
 		return nil
-	case name == "rw":
-		return errors.New(`option "rw": zarrfs mounts read-only; mount with -o ro`)
+	case opt == "rw":
+		// mount(8) passes rw whenever ro is absent, so it cannot tell a
+		// default from a choice: mount read-only, as a write-protected
+		// ISO image does, and say so (run).
+		m.rw = true
+		return nil
 	case isGenericOption(opt):
 		return nil
 	}
@@ -124,6 +131,10 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 	if err := m.applyOptions(); err != nil {
 		return err
 	}
+	if m.rw && os.Getenv(daemonEnv) == "" {
+		// Once, from the caller (not again from a daemon's child).
+		fmt.Fprintf(e.stderr, "zarrfs: %s is read-only: mounting read-only (option rw)\n", spec)
+	}
 	var ready *os.File
 	if m.daemon {
 		if os.Getenv(daemonEnv) == "" {
@@ -136,7 +147,7 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 		// the daemon with SIGPIPE while it is mounted.
 		signal.Ignore(syscall.SIGPIPE)
 	}
-	logger, closeLog, noLog, err := m.logger(e, ready != nil)
+	logger, closeLog, logFile, noLog, err := m.logger(e, ready != nil)
 	if err != nil {
 		return err
 	}
@@ -165,11 +176,14 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 		return errors.Join(fmt.Errorf("%s: the mount does not answer: %w", o.st, err), srv.Unmount())
 	}
 	if ready != nil {
-		if noLog != nil {
-			// Said to the caller, whose standard error this still is.
-			fmt.Fprintf(e.stderr, "zarrfs: no syslog (%v): the daemon will log nothing; use --log-file\n", noLog)
+		// Said to the caller, whose standard error this still is.
+		switch {
+		case noLog != nil && logFile != "":
+			fmt.Fprintf(e.stderr, "zarrfs: no syslog (%v): the daemon logs to %s\n", noLog, logFile)
+		case noLog != nil:
+			fmt.Fprintf(e.stderr, "zarrfs: no syslog (%v) and no log file: the daemon will log nothing; use --log-file\n", noLog)
 		}
-		if err := detach(ready, m.mf.logFile); err != nil {
+		if err := detach(ready, logFile); err != nil {
 			err = errors.Join(err, srv.Unmount())
 			logger.Printf("mounted %s at %s, then unmounted it: %v", o.st, mountpoint, err)
 			return err
@@ -210,18 +224,50 @@ func cancelOnSignal(ctx context.Context, e *env) (_ context.Context, _ *env, ope
 
 // logger returns the logger of a mount and a function closing it: the
 // flags' (--log-file or standard error), but for a daemon, which has no
-// standard error once detached, --log-file or else syslog. Without a
-// syslog to write to, a daemon logs nothing, and noLog says why.
-func (m *mountSpec) logger(e *env, daemon bool) (logger *log.Logger, closeLog func(), noLog, err error) {
+// standard error once detached, --log-file or else syslog, or without a
+// syslog to write to, the file stateLogFile names: then noLog says why
+// syslog failed and logFile is that file ("" when it could not be opened
+// either, and the daemon logs nothing).
+func (m *mountSpec) logger(e *env, daemon bool) (logger *log.Logger, closeLog func(), logFile string, noLog, err error) {
 	if !daemon || m.mf.logFile != "" {
 		logger, closeLog, err = m.mf.logger(e)
-		return logger, closeLog, nil, err
+		return logger, closeLog, m.mf.logFile, nil, err
 	}
 	w, err := syslog.New(syslog.LOG_DAEMON|syslog.LOG_INFO, "zarrfs")
-	if err != nil {
-		return log.New(io.Discard, "", 0), func() {}, err, nil
+	if err == nil {
+		return log.New(w, "", 0), func() { w.Close() }, "", nil, nil
 	}
-	return log.New(w, "", 0), func() { w.Close() }, nil, nil
+	noLog = err
+	if path, perr := stateLogFile(os.Geteuid(), os.Getenv); perr == nil {
+		if f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); ferr == nil {
+			return log.New(f, "zarrfs: ", log.LstdFlags), func() { f.Close() }, path, noLog, nil
+		}
+	}
+	return log.New(io.Discard, "", 0), func() {}, "", noLog, nil
+}
+
+// stateLogFile returns the file a daemon logs to when there is no syslog,
+// making its directory: /var/log/zarrfs.log for root (euid 0), else
+// zarrfs.log in $XDG_STATE_HOME/zarrfs ($HOME/.local/state/zarrfs by
+// default), the XDG base directory for such state. getenv reads the
+// environment.
+func stateLogFile(euid int, getenv func(string) string) (string, error) {
+	if euid == 0 {
+		return "/var/log/zarrfs.log", nil
+	}
+	dir := getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(dir) {
+		home := getenv("HOME")
+		if !filepath.IsAbs(home) {
+			return "", errors.New("no $XDG_STATE_HOME or $HOME")
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	dir = filepath.Join(dir, "zarrfs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "zarrfs.log"), nil
 }
 
 // detach ends the daemon's ties to its caller once the mount answers: its
@@ -332,10 +378,12 @@ func mountFormCommand(e *env) *cobra.Command {
 		Short: "mount Zarr hierarchies read-only: every array becomes a file of decoded bytes",
 		Long: "zarrfs mounts Zarr hierarchies read-only: every array becomes a file of decoded bytes.\n\n" +
 			"zarrfs STORE MOUNTPOINT mounts STORE and returns once the mount answers, serving it as a\n" +
-			"daemon (-f: in the foreground) that logs to --log-file or syslog. It is what\n" +
-			"`mount -t fuse.zarrfs STORE MOUNTPOINT -o ro,OPTIONS` and fstab lines run, such as\n\n" +
-			"    STORE  MOUNTPOINT  fuse.zarrfs  ro,cache_size=2GiB,_netdev,nofail  0  0\n\n" +
-			"umount, fusermount3 -u and SIGTERM end it.\n\n" +
+			"daemon (-f: in the foreground) that logs to --log-file or syslog (without one, to\n" +
+			"$XDG_STATE_HOME/zarrfs/zarrfs.log, or /var/log/zarrfs.log for root). It is what\n" +
+			"`mount -t fuse.zarrfs STORE MOUNTPOINT -o OPTIONS` and fstab lines run, such as\n\n" +
+			"    STORE  MOUNTPOINT  fuse.zarrfs  defaults,cache_size=2GiB,_netdev,nofail  0  0\n\n" +
+			"The mount is read-only whatever the options say: the rw that mount(8) passes when ro\n" +
+			"is absent mounts read-only with one notice. umount, fusermount3 -u and SIGTERM end it.\n\n" +
 			"STORE is a directory, a .zip file, an http(s):// URL or s3://bucket/prefix; PATH a node such as sub/temp.",
 		Args: func(_ *cobra.Command, args []string) error {
 			switch len(args) {

@@ -47,8 +47,11 @@ func TestMountOptions(t *testing.T) {
 		// Empty options, as in "ro,,cache_size=1GiB" or a trailing comma.
 		{opt: "ro,,", ok: func(*mountSpec) bool { return true }},
 
-		{opt: "rw", err: `option "rw": zarrfs mounts read-only`},
-		{opt: "ro,rw", err: `option "rw"`},
+		// mount(8) passes rw without ro: read-only all the same.
+		{opt: "rw", ok: func(m *mountSpec) bool { return m.rw }},
+		{opt: "rw,dev,suid", ok: func(m *mountSpec) bool { return m.rw }},
+		{opt: "ro", ok: func(m *mountSpec) bool { return !m.rw }},
+		{opt: "rw=1", err: `unknown option "rw=1"`},
 		{opt: "bogus", err: `unknown option "bogus"`},
 		{opt: "cache_size=lots", err: `option "cache_size=lots"`},
 		{opt: "cache_size", err: `option "cache_size" needs a value`},
@@ -126,9 +129,8 @@ func TestMountFormRefusals(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{store, mnt, "-o", "rw"}, 1, `zarrfs: option "rw": zarrfs mounts read-only; mount with -o ro`},
 		{[]string{store, mnt, "-o", "ro,frobnicate=3"}, 1, `zarrfs: unknown option "frobnicate=3"`},
-		{[]string{"mount", "--daemon", store, mnt, "-o", "rw"}, 1, `zarrfs mount: option "rw"`},
+		{[]string{"mount", "--daemon", store, mnt, "-o", "rw,bogus"}, 1, `zarrfs mount: unknown option "bogus"`},
 		{[]string{"mount", store, mnt, "-o", "cache_size"}, 1, `zarrfs mount: option "cache_size" needs a value`},
 		{[]string{store, mnt, "--no-such-flag"}, 2, "zarrfs: unknown flag: --no-such-flag"},
 		{[]string{store, mnt, "extra"}, 2, "zarrfs: want arguments STORE MOUNTPOINT, got 3"},
@@ -199,6 +201,34 @@ func TestVersion(t *testing.T) {
 		code, out, errOut := runCLI(t, args...)
 		if code != 0 || !strings.HasPrefix(out, "zarrfs ") || !strings.Contains(out, " go1.") || strings.Count(out, "\n") != 1 || errOut != "" {
 			t.Errorf("%q: status %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+}
+
+// TestStateLogFile: a daemon without syslog logs under the XDG state
+// directory, or /var/log for root.
+func TestStateLogFile(t *testing.T) {
+	tmp := t.TempDir()
+	for _, tc := range []struct {
+		euid      int
+		xdg, home string
+		want      string // "" for an error
+	}{
+		{0, "", "", "/var/log/zarrfs.log"},
+		{1000, tmp + "/state", tmp + "/home", tmp + "/state/zarrfs/zarrfs.log"},
+		{1000, "", tmp + "/home", tmp + "/home/.local/state/zarrfs/zarrfs.log"},
+		{1000, "relative", tmp + "/home", tmp + "/home/.local/state/zarrfs/zarrfs.log"},
+		{1000, "", "", ""},
+	} {
+		env := map[string]string{"XDG_STATE_HOME": tc.xdg, "HOME": tc.home}
+		got, err := stateLogFile(tc.euid, func(k string) string { return env[k] })
+		if got != tc.want || (err != nil) != (tc.want == "") {
+			t.Errorf("euid %d, XDG_STATE_HOME %q, HOME %q: %q, %v; want %q", tc.euid, tc.xdg, tc.home, got, err, tc.want)
+		}
+		if tc.want != "" && tc.euid != 0 {
+			if st, err := os.Stat(filepath.Dir(got)); err != nil || !st.IsDir() {
+				t.Errorf("%s: not made: %v", filepath.Dir(got), err)
+			}
 		}
 	}
 }
