@@ -85,7 +85,7 @@ func (a *Array) chunkKey(idx []int64) string {
 
 // chunkError wraps err with the store, the array and the chunk key.
 func (a *Array) chunkError(key string, err error) error {
-	return fmt.Errorf("%s: array %q: chunk %q: %w", a.st, "/"+a.path, key, a.ExplainChunkError(err))
+	return store.Errorf(a.st, a.ExplainChunkError(err), "array %q: chunk %q", "/"+a.path, key)
 }
 
 // allocGetter is implemented by stores that read a value into a buffer

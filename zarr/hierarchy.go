@@ -182,7 +182,7 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		case errors.Is(err, store.ErrNotExist):
 			return nil, false, nil
 		case err != nil:
-			return nil, false, fmt.Errorf("%s: %w", st, err)
+			return nil, false, store.Errorf(st, err, "")
 		}
 		h.prefetched[key] = b
 		return b, true, nil
@@ -198,7 +198,7 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		}
 		h.format = FormatV3
 		if err := h.readV3Consolidated(doc); err != nil {
-			return nil, fmt.Errorf("%s: %w", st, err)
+			return nil, store.Errorf(st, err, "")
 		}
 		return h, nil
 	}
@@ -378,7 +378,7 @@ func (h *Hierarchy) Format() Format { return h.format }
 func (h *Hierarchy) Node(ctx context.Context, path string) (*Node, error) {
 	p, err := CleanPath(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", h.st, err)
+		return nil, store.Errorf(h.st, err, "")
 	}
 	for {
 		h.mu.Lock()
@@ -519,10 +519,10 @@ func (h *Hierarchy) load(ctx context.Context, p string) (*Node, error) {
 		n, err = &Node{Path: p, Kind: KindUnknown, Format: h.format, Err: err}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: node %q: %w", h.st, "/"+p, err)
+		return nil, store.Errorf(h.st, err, "node %q", "/"+p)
 	}
 	if n.Err != nil {
-		n.Err = fmt.Errorf("%s: node %q: %w", h.st, "/"+p, n.Err)
+		n.Err = store.Errorf(h.st, n.Err, "node %q", "/"+p)
 	}
 	if n.Attributes == nil {
 		n.Attributes = json.RawMessage("{}")
@@ -531,7 +531,7 @@ func (h *Hierarchy) load(ctx context.Context, p string) (*Node, error) {
 		n.Array.bind(h.st, p, h.cache)
 		n.Array.live = h.live
 		if n.Array.Err != nil {
-			n.Array.Err = fmt.Errorf("%s: array %q: %w", h.st, "/"+p, n.Array.Err)
+			n.Array.Err = store.Errorf(h.st, n.Array.Err, "array %q", "/"+p)
 		}
 		// Last: the lineage hands the array to other hierarchies' loads.
 		if h.lineage != nil {
@@ -802,7 +802,7 @@ func (h *Hierarchy) fetchStored(ctx context.Context, nodes []*Node) {
 func (h *Hierarchy) children(ctx context.Context, p string) ([]*Node, error) {
 	names, err := h.childNames(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("%s: node %q: listing children: %w", h.st, "/"+p, err)
+		return nil, store.Errorf(h.st, err, "node %q: listing children", "/"+p)
 	}
 	nodes := make([]*Node, len(names))
 	// A few workers load them all (as many as the store may have requests

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/dir"
 	"github.com/zarrfs/zarrfs/zarr/example"
 )
@@ -50,7 +51,7 @@ func writeExample(ctx context.Context, path string) error {
 	}
 	defer st.Close()
 	if err := example.Write(ctx, st); err != nil {
-		return fmt.Errorf("%s: %w", st, err)
+		return store.Errorf(st, err, "")
 	}
 	return nil
 }

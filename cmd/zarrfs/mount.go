@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/zarrfs/zarrfs/fs"
+	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -175,7 +176,7 @@ func (m *mountFlags) mount(o *opened, mountpoint string, logger *log.Logger) (*f
 		Views: view.Config{Previews: m.previews, PreviewBudget: int64(m.previewBudget)},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.st, err)
+		return nil, store.Errorf(o.st, err, "")
 	}
 	spareProcessor()
 	return srv, nil

@@ -73,7 +73,7 @@ func openHierarchy(ctx context.Context, spec string, sf *storeFlags, opts zarr.O
 	}
 	if err != nil {
 		o.close()
-		return nil, fmt.Errorf("%s: %w", o.st, err)
+		return nil, store.Errorf(o.st, err, "")
 	}
 	return o, nil
 }

@@ -93,7 +93,7 @@ func writeExampleS3(ctx context.Context, spec string, sf *storeFlags) error {
 		return fmt.Errorf("example: %s is not empty", st)
 	}
 	if err := example.Write(ctx, w); err != nil {
-		return fmt.Errorf("%s: %w", st, err)
+		return store.Errorf(st, err, "")
 	}
 	return nil
 }
