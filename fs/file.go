@@ -12,6 +12,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/zarrfs/zarrfs/view"
+	"github.com/zarrfs/zarrfs/zarr"
 )
 
 // fileNode is one file of a node's directory: a view.File (a metadata
@@ -39,7 +40,16 @@ var (
 	_ = (gofs.NodeSetxattrer)((*fileNode)(nil))
 	_ = (gofs.NodeRemovexattrer)((*fileNode)(nil))
 	_ = (gofs.NodeStatfser)((*fileNode)(nil))
+	_ = (gofs.NodeReleaser)((*fileNode)(nil))
 )
+
+// openFile is an open file's handle: its session, which the read-ahead
+// its reads start runs in (zarr.WithSession), ends when the kernel
+// releases the file (the last descriptor closed, the reader killed).
+type openFile struct {
+	session context.Context
+	end     context.CancelFunc
+}
 
 // attr reports the file's size; 0 when it cannot be known (opening the
 // file then reports why).
@@ -64,14 +74,26 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uin
 	if err := n.f.Check(ctx); err != nil {
 		return nil, 0, n.m.log.errno(err)
 	}
-	return nil, fuse.FOPEN_KEEP_CACHE, 0
+	session, end := context.WithCancel(context.Background())
+	return &openFile{session: session, end: end}, fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// Release ends the session of the file's reads: read-ahead for it stops.
+func (n *fileNode) Release(_ context.Context, fh gofs.FileHandle) syscall.Errno {
+	if of, ok := fh.(*openFile); ok {
+		of.end()
+	}
+	return 0
 }
 
 // Read replies with the file's bytes at off. Files that can (data,
 // data.npy) reply with slices of the decoded chunks, not copied into dest.
-func (n *fileNode) Read(ctx context.Context, _ gofs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+func (n *fileNode) Read(ctx context.Context, fh gofs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	if off < 0 {
 		return nil, syscall.EINVAL
+	}
+	if of, ok := fh.(*openFile); ok {
+		ctx = zarr.WithSession(ctx, of.session)
 	}
 	if sr, ok := n.f.(view.SliceReader); ok {
 		vec, size, release, err := sr.ReadSlices(ctx, dest, off)

@@ -48,6 +48,9 @@ type arrayIO struct {
 	// them (dropBehind).
 	behindMu sync.Mutex
 	behind   map[int64]int64
+	// absent holds listings of the chunk directories, to find chunks
+	// the store does not hold without asking for each (absent.go).
+	absent absentChunks
 }
 
 var arrayIDs atomic.Uint64
@@ -192,6 +195,9 @@ func (a *Array) loadChunk(ctx context.Context, lin int64) (*chunkValue, error) {
 // orders their decoding waits for a slot between reading the chunk and
 // decoding it (decodeSlots).
 func (a *Array) loadChunkAs(ctx context.Context, lin int64, ahead bool) (*chunkValue, error) {
+	if a.knownAbsent(lin) {
+		return absentValue, nil
+	}
 	load := func(ctx context.Context) (*chunkValue, func() bool, error) {
 		key := a.chunkKeyAt(lin)
 		writes := a.writes.Load()
@@ -362,6 +368,14 @@ func (a *Array) fetchWorkers() int {
 // batchBytes bounds the decoded chunks one step of a read holds at once.
 const batchBytes = 256 << 20
 
+// batchChunkBytes is what one step of a read of small chunks takes in
+// (chunks of 1 MiB or more go 4 per core), and maxBatchChunks the most
+// chunks it takes.
+const (
+	batchChunkBytes = 4 << 20
+	maxBatchChunks  = 1 << 16
+)
+
 // forRuns calls apply, in order, for every run each produces (all runs
 // of a read, whose chunks it gets from ld), with the run's chunk: see batch.
 func (a *Array) forRuns(ctx context.Context, each func(func(run) error) error, ld chunkLoader, apply func(run, *chunkValue) error) error {
@@ -392,8 +406,10 @@ type batch struct {
 func (a *Array) newBatch(ctx context.Context, ld chunkLoader, apply func(run, *chunkValue) error) *batch {
 	workers := a.fetchWorkers()
 	chunkBytes := max(a.Layout().ChunkElems()*int64(max(a.DataType().Size, 8)), 1)
+	// Small chunks come many to a batch, so that a listing can find the
+	// absent ones among them (findAbsent).
 	return &batch{a: a, ctx: ctx, ld: ld, apply: apply, workers: workers,
-		maxChunks: int(max(min(int64(4*workers), batchBytes/chunkBytes), 1)),
+		maxChunks: int(max(min(max(int64(4*workers), batchChunkBytes/chunkBytes), batchBytes/chunkBytes, maxBatchChunks), 1)),
 		at:        map[int64]int{}, last: -1}
 }
 
@@ -441,6 +457,24 @@ func (b *batch) flush() error {
 			}
 		}
 		todo = append(todo, i)
+	}
+	// Of many chunks, those a listing shows absent need no request.
+	if len(todo) >= listMinChunks && a.lister() != nil {
+		lins := make([]int64, len(todo))
+		for k, i := range todo {
+			lins[k] = b.chunks[i]
+		}
+		found := make([]*chunkValue, len(todo))
+		a.findAbsent(b.ctx, lins, found)
+		left := todo[:0]
+		for k, i := range todo {
+			if found[k] != nil {
+				vals[i] = found[k]
+			} else {
+				left = append(left, i)
+			}
+		}
+		todo = left
 	}
 	load := func(ctx context.Context, i int) error {
 		v, err := b.ld.load(ctx, b.chunks[i], perChunk[i])
@@ -552,7 +586,7 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 	var direct bool
 	var err error
 	if aheadStarted {
-		ahead := context.Background()
+		ahead := sessionOf(ctx)
 		if !continues {
 			var cancel context.CancelFunc
 			ahead, cancel = context.WithCancel(ahead)
@@ -591,7 +625,7 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 	// ahead in the store's files.
 	if readAhead && !direct {
 		if !aheadStarted {
-			a.readAhead(context.Background(), e0, e1, rate)
+			a.readAhead(sessionOf(ctx), e0, e1, rate)
 		}
 		a.dropBehind(e0, e1, 8*(e1-e0))
 	}
@@ -683,6 +717,11 @@ const maxBehind = 4096
 // readAheadTimeout bounds one read-ahead load.
 const readAheadTimeout = time.Minute
 
+// maxAheadChunks bounds the chunks a read-ahead window spans, whatever
+// their size: the window is walked at every read, and each chunk costs a
+// cache entry (entryOverhead) however small it is.
+const maxAheadChunks = 1024
+
 // readAhead keeps the chunks after those of a read of the elements
 // [e0, e1) loading in the background, into the cache: one per core but
 // the read's own (at least one). A C-order reader meets chunks in the
@@ -691,10 +730,12 @@ const readAheadTimeout = time.Minute
 // element, as far as the largest of one per core, a read's worth and a
 // slab of chunks along the first dimension (so the next row of chunks,
 // when the array's rows cross many, loads while the reader is still in
-// the current one), and at most a quarter of the cache. On a remote store
+// the current one), and at most a quarter of the cache (counting what an
+// entry costs besides its bytes) and maxAheadChunks. On a remote store
 // (Options.Remote) the window is also at least what the reader, at its
 // rate (bytes per second, from noteRead), reads in aheadTime, within the
-// same bound. Chunks cached or loading are passed over; loads that cannot
+// same bound. Chunks cached, loading or known absent (a listing, absent.go)
+// are passed over; loads that cannot
 // start at once are skipped. The loads end with ctx, or after
 // readAheadTimeout.
 func (a *Array) readAhead(ctx context.Context, e0, e1 int64, rate float64) {
@@ -710,11 +751,11 @@ func (a *Array) readAhead(ctx context.Context, e0, e1 int64, rate float64) {
 	if c.aheadTime > 0 {
 		ahead = max(ahead, int64(rate*c.aheadTime.Seconds())/chunkBytes)
 	}
-	ahead = min(ahead, c.limit/4/chunkBytes)
+	ahead = min(ahead, c.limit/4/(chunkBytes+entryOverhead), maxAheadChunks)
 	last := a.Layout().ChunkOf(e1 - 1)
 	end := min(last+1+ahead, a.Layout().Chunks())
 	for lin, started := last+1, int64(0); lin < end && started < workers; lin++ {
-		if c.present(a.cacheID(lin)) {
+		if c.present(a.cacheID(lin)) || a.knownAbsent(lin) {
 			continue
 		}
 		select {

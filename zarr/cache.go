@@ -71,14 +71,22 @@ func (v *chunkValue) release() {
 	}
 }
 
+// entryOverhead is what a cached chunk costs besides its bytes: the
+// chunkValue, the cache's list element and entry, its slot in the cache's
+// map, and the flight that loaded it while it ran (measured by
+// TestEntryOverhead). Counting it keeps a cache of tiny chunks (one
+// element each) within its size, which counting bytes alone did not.
+const entryOverhead = 512
+
 // cost returns the approximate memory held by v.
 func (v *chunkValue) cost() int64 {
-	n := int64(64 + len(v.fixed))
+	n := int64(entryOverhead) + int64(cap(v.fixed))
 	if v.memo != nil {
 		n += int64(v.memo.Size())
 	}
+	n += int64(cap(v.vlen)) * 24
 	for _, e := range v.vlen {
-		n += int64(24 + len(e))
+		n += int64(len(e))
 	}
 	return n
 }

@@ -2,6 +2,7 @@ package zarr
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,7 +78,8 @@ func TestChunkDecodedOnce(t *testing.T) {
 }
 
 func TestCacheBounded(t *testing.T) {
-	c := newChunkCache(1000)
+	// Room for a few entries of 100 bytes, each counted with its overhead.
+	c := newChunkCache(10 * (entryOverhead + 100))
 	ctx := context.Background()
 	loads := 0
 	for i := range 50 {
@@ -109,7 +111,7 @@ func TestCacheBounded(t *testing.T) {
 	// Values too big for the cache are not kept.
 	big, stale, removed := chunkID{chunk: 100}, chunkID{chunk: 101}, chunkID{chunk: 49}
 	c.get(ctx, big, func(context.Context) (*chunkValue, func() bool, error) {
-		return &chunkValue{fixed: make([]byte, 900)}, nil, nil
+		return &chunkValue{fixed: make([]byte, 9*(entryOverhead+100))}, nil, nil
 	})
 	if c.lookup(big) != nil {
 		t.Error("a value of most of the cache's size was cached")
@@ -455,4 +457,37 @@ func (c *chunkCache) lookup(key chunkID) *chunkValue {
 		return e.Value.(*cacheEntry).val
 	}
 	return nil
+}
+
+// TestEntryOverhead measures what a cached chunk costs besides its bytes
+// (tiny chunks: a missing one holds none) and checks that entryOverhead,
+// which the cache counts for each entry, covers it: otherwise a cache of
+// one-element chunks holds far more memory than its size.
+func TestEntryOverhead(t *testing.T) {
+	const n = 50000
+	c := newChunkCache(1 << 40)
+	ctx := context.Background()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range n {
+		v, err := c.get(ctx, chunkID{array: 1, chunk: int64(i)}, func(context.Context) (*chunkValue, func() bool, error) {
+			return &chunkValue{missing: true}, nil, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.release()
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := float64(after.HeapAlloc-before.HeapAlloc) / n
+	t.Logf("a cached entry holding no bytes: %.0f bytes of heap; counted %d", per, entryOverhead)
+	if per > entryOverhead {
+		t.Errorf("an entry costs %.0f bytes, more than entryOverhead (%d)", per, entryOverhead)
+	}
+	if c.size != n*entryOverhead {
+		t.Errorf("cache size %d, want %d", c.size, n*entryOverhead)
+	}
+	runtime.KeepAlive(c)
 }

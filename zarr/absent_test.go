@@ -1,0 +1,123 @@
+package zarr
+
+import (
+	"bytes"
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/memory"
+)
+
+// listingCounter is a memory store (which lists) that counts its reads
+// and listings.
+type listingCounter struct {
+	*memory.Store
+	gets, lists atomic.Int64
+}
+
+func (c *listingCounter) Get(ctx context.Context, key string) ([]byte, error) {
+	c.gets.Add(1)
+	return c.Store.Get(ctx, key)
+}
+
+func (c *listingCounter) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	c.gets.Add(1)
+	return c.Store.GetRange(ctx, key, r)
+}
+
+func (c *listingCounter) ListDir(ctx context.Context, dir string) ([]string, []string, error) {
+	c.lists.Add(1)
+	return c.Store.ListDir(ctx, dir)
+}
+
+// unlisted hides the store's listing.
+type unlisted struct{ store.Store }
+
+// TestAbsentChunksListed: a read of many one-element chunks, of which the
+// store holds a few, lists the chunks' directory once instead of asking
+// for every chunk, reads the stored ones and fills the others; a chunk
+// written afterwards is read, not taken for absent from the old listing.
+// The same read through a store that cannot list gives the same bytes.
+func TestAbsentChunksListed(t *testing.T) {
+	ctx := context.Background()
+	for _, sep := range []string{"/", "."} {
+		t.Run("separator "+sep, func(t *testing.T) {
+			mem := memory.New()
+			if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
+				t.Fatal(err)
+			}
+			const n = 30000
+			w, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{10 * n}, ChunkShape: []int64{1},
+				DataType: "uint8", FillValue: 7, Separator: sep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored := []int64{3, 999, 20000, n - 1}
+			for _, i := range stored {
+				if _, err := w.WriteAt(ctx, []byte{byte(i%200 + 20)}, i); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := bytes.Repeat([]byte{7}, n)
+			for _, i := range stored {
+				want[i] = byte(i%200 + 20)
+			}
+			st := &listingCounter{Store: mem}
+			a := openArrayNode(t, st, Options{NoReadAhead: true}).Array
+			got := make([]byte, n)
+			if _, err := a.ReadAt(ctx, got, 0); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatal("read differs from what was written")
+			}
+			t.Logf("%d chunks: %d reads, %d listings", n, st.gets.Load(), st.lists.Load())
+			if g, l := st.gets.Load(), st.lists.Load(); g > int64(len(stored))+2 || l == 0 || l > 16 {
+				t.Errorf("%d reads and %d listings for %d chunks of which %d stored; want a few listings and the stored chunks", g, l, n, len(stored))
+			}
+			// Written after the listing: read, not taken for absent.
+			if _, err := a.WriteAt(ctx, []byte{1}, 5); err != nil {
+				t.Skipf("the array cannot be written through the counting store: %v", err)
+			}
+			want[5] = 1
+			if _, err := a.ReadAt(ctx, got, 0); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Error("a chunk written after the listing reads as absent")
+			}
+			// A store that cannot list: the same bytes, a read per chunk.
+			b := openArrayNode(t, unlisted{mem}, Options{NoReadAhead: true}).Array
+			if _, err := b.ReadAt(ctx, got, 0); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Error("read through a store that cannot list differs")
+			}
+		})
+	}
+}
+
+// BenchmarkAbsentChunks reads 1 MiB of an array of one-element chunks
+// that the store holds none of (every element the fill value).
+func BenchmarkAbsentChunks(b *testing.B) {
+	ctx := context.Background()
+	mem := memory.New()
+	if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{1e11}, ChunkShape: []int64{1},
+		DataType: "uint8", FillValue: 7}); err != nil {
+		b.Fatal(err)
+	}
+	a := openArrayNode(b, mem, Options{NoReadAhead: true}).Array
+	p := make([]byte, 1<<20)
+	b.SetBytes(int64(len(p)))
+	for i := 0; b.Loop(); i++ {
+		if _, err := a.ReadAt(ctx, p, int64(i)<<20); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
