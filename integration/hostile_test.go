@@ -274,6 +274,9 @@ func TestMountHostileV3(t *testing.T) {
 		"zarr.json":      []byte(`{"zarr_format": 3, "node_type": "group"}`),
 		"good/zarr.json": []byte(v3ArrayDoc(hostileChains["gzip"], false)),
 		"good/c/0/0":     gzipBytes(t, ref),
+		// Valid, but costly for a reader that takes a chunk at a time:
+		// 10^11 one-element chunks, none stored (issue 36).
+		"tiny-chunks/zarr.json": []byte(tinyChunksDoc),
 	}
 	var cases []hostileCase
 	chunkDir := filepath.Join(repo, "codec", "testdata", "hostile")
@@ -369,6 +372,10 @@ func TestMountHostileV3(t *testing.T) {
 	m := mountStore(t, root)
 	checkHostileMount(t, m, cases, map[string][]byte{"good/data": ref})
 	checkHostileCat(t, root, cases)
+	took, out, _, err := timed("head", "-c", "1048576", filepath.Join(m.dir, "tiny-chunks", "data"))
+	if err != nil || !bytes.Equal(out, bytes.Repeat([]byte{7}, 1<<20)) || took > tinyReadTime {
+		t.Errorf("tiny-chunks/data: 1 MiB read in %v: %v, %d bytes; want the fill value within %v", took, err, len(out), tinyReadTime)
+	}
 
 	// Nothing outside the store shows: the linked folders are not listed
 	// and not reachable, the linked document is not served.

@@ -34,6 +34,17 @@ type absentChunks struct {
 	mu    sync.Mutex
 	dirs  map[string]*chunkDir
 	order []string // dirs, oldest first
+	// none is the listing of the array's own directory: whether the store
+	// holds no chunk of it at all (noneStored).
+	none *noneListing
+}
+
+// noneListing records whether the store held no chunk of an array when
+// the array had had writes writes.
+type noneListing struct {
+	done   chan struct{}
+	none   bool
+	writes uint64
 }
 
 // chunkDir is the listing of one directory of chunk keys.
@@ -187,4 +198,97 @@ func (a *Array) listChunkDir(ctx context.Context, l store.Lister, dir string) *c
 	}
 	close(d.done)
 	return d
+}
+
+// metadataNames are the names, beside chunk keys, an array's directory
+// holds: its documents in every format.
+var metadataNames = map[string]bool{"zarr.json": true, ".zarray": true, ".zattrs": true, ".zgroup": true,
+	".zmetadata": true, "meta": true, "attrs": true}
+
+// noneStored reports whether the store holds no chunk of a at all (every
+// element is the fill value), from one listing of the array's directory,
+// made once (again after a write): a read of many chunks then fills its
+// output without looking at each. It reports false when it cannot tell.
+func (a *Array) noneStored(ctx context.Context) bool {
+	l := a.lister()
+	if l == nil || a.Layout().Chunks() == 0 {
+		return false
+	}
+	writes := a.writes.Load()
+	ab := &a.absent
+	ab.mu.Lock()
+	nl := ab.none
+	if nl != nil && nl.writes != writes {
+		nl = nil
+	}
+	mine := nl == nil
+	if mine {
+		nl = &noneListing{done: make(chan struct{}), writes: writes}
+		ab.none = nl
+	}
+	ab.mu.Unlock()
+	if mine {
+		nl.none = a.listNone(ctx, l)
+		close(nl.done)
+	}
+	select {
+	case <-nl.done:
+		return nl.none && a.writes.Load() == writes
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// listNone lists a's directory and reports whether it shows no chunk.
+// Chunk keys lie in it as names (v2 "0.0", v3 "c.0") or under
+// directories: under one named alike for every chunk (v3 "c/…") or one
+// per index along the first dimension (v2 "0/0").
+func (a *Array) listNone(ctx context.Context, l store.Lister) bool {
+	keys, prefixes, err := l.ListDir(ctx, a.path)
+	if err != nil {
+		return false
+	}
+	first, last := a.chunkKeyAt(0), a.chunkKeyAt(a.Layout().Chunks()-1)
+	rel0, ok0 := relKey(a.path, first)
+	rel1, ok1 := relKey(a.path, last)
+	if !ok0 || !ok1 {
+		return false
+	}
+	for _, k := range keys {
+		if !metadataNames[k] {
+			return false // perhaps a chunk
+		}
+	}
+	d0, _, nested := strings.Cut(rel0, "/")
+	d1, _, _ := strings.Cut(rel1, "/")
+	switch {
+	case !nested:
+		return true // chunks would be names, and none is
+	case d0 == d1:
+		_, found := slices.BinarySearch(prefixes, d0)
+		return !found
+	default:
+		return len(prefixes) == 0
+	}
+}
+
+// relKey returns key relative to the directory dir ("" is the root).
+func relKey(dir, key string) (string, bool) {
+	if dir == "" {
+		return key, true
+	}
+	return strings.CutPrefix(key, dir+"/")
+}
+
+// fillRange fills p, the bytes of the content from off, with the fill
+// value (elements of item bytes; p may start and end inside one).
+func (a *Array) fillRange(p []byte, off, item int64) {
+	head := off % item
+	if head == 0 && int64(len(p))%item == 0 {
+		a.FillElements(p)
+		return
+	}
+	buf := make([]byte, (int64(len(p))+head+item-1)/item*item)
+	a.FillElements(buf)
+	copy(p, buf[head:])
 }

@@ -3,6 +3,9 @@ package zarr
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
 	"sync/atomic"
 	"testing"
 
@@ -119,5 +122,62 @@ func BenchmarkAbsentChunks(b *testing.B) {
 		if _, err := a.ReadAt(ctx, p, int64(i)<<20); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestNoneStored: a read of many chunks of an array the store holds no
+// chunk of is the fill value from one listing and no chunk read, in every
+// chunk key layout, for reads that start and end inside an element too;
+// once a chunk is written, reads see it.
+func TestNoneStored(t *testing.T) {
+	ctx := context.Background()
+	for _, m := range []ArrayMeta{
+		{Format: FormatV3, Shape: []int64{1 << 20}, ChunkShape: []int64{1}, DataType: "float64", FillValue: 1.5},
+		{Format: FormatV3, Shape: []int64{1 << 10, 1 << 10}, ChunkShape: []int64{1, 2}, DataType: "float64", FillValue: 1.5, Separator: "."},
+		{Format: FormatV2, Shape: []int64{1 << 10, 1 << 10}, ChunkShape: []int64{2, 1}, DataType: "<f8", FillValue: 1.5},
+		{Format: FormatV2, Shape: []int64{1 << 10, 1 << 10}, ChunkShape: []int64{2, 1}, DataType: "<f8", FillValue: 1.5, DimensionSeparator: "/"},
+	} {
+		t.Run(fmt.Sprintf("v%d %v %s%s", m.Format, m.ChunkShape, m.Separator, m.DimensionSeparator), func(t *testing.T) {
+			mem := memory.New()
+			if err := CreateGroup(ctx, mem, "", GroupMeta{Format: m.Format}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := CreateArray(ctx, mem, "a", m); err != nil {
+				t.Fatal(err)
+			}
+			// A sibling with chunks: its keys are not this array's.
+			if err := mem.Set(ctx, "a2/c/0", []byte{1}); err != nil {
+				t.Fatal(err)
+			}
+			st := &listingCounter{Store: mem}
+			a := openArrayNode(t, st, Options{NoReadAhead: true}).Array
+			fill := binary.LittleEndian.AppendUint64(nil, math.Float64bits(1.5))
+			want := bytes.Repeat(fill, 1<<15)
+			got := make([]byte, len(want))
+			for _, off := range []int64{0, 8 << 15, 3} {
+				gets := st.gets.Load()
+				if _, err := a.ReadAt(ctx, got[:len(got)-5], off); err != nil {
+					t.Fatal(err)
+				}
+				if w := want[off%8 : off%8+int64(len(got))-5]; !bytes.Equal(got[:len(got)-5], w) {
+					t.Fatalf("read at %d is not the fill value", off)
+				}
+				if d := st.gets.Load() - gets; d != 0 {
+					t.Errorf("read at %d: %d chunk reads, want none", off, d)
+				}
+			}
+			if l := st.lists.Load(); l != 1 {
+				t.Errorf("%d listings, want 1", l)
+			}
+			if _, err := a.WriteAt(ctx, []byte{9, 9, 9, 9, 9, 9, 9, 9}, 8); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.ReadAt(ctx, got, 0); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got[8:16], []byte{9, 9, 9, 9, 9, 9, 9, 9}) || !bytes.Equal(got[:8], fill) {
+				t.Errorf("after a write: % x", got[:16])
+			}
+		})
 	}
 }

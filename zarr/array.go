@@ -434,6 +434,10 @@ func (b *batch) add(r run) error {
 // flush gets the batch's chunks and applies its runs.
 func (b *batch) flush() error {
 	a := b.a
+	// A read given up (FUSE INTERRUPT) stops between steps.
+	if err := b.ctx.Err(); err != nil {
+		return err
+	}
 	vals := make([]*chunkValue, len(b.chunks))
 	defer func() {
 		for _, v := range vals {
@@ -604,7 +608,13 @@ func (a *Array) readAt(ctx context.Context, p []byte, off int64, col *collector)
 	if a.cache != nil && a.cache.aheadTime > 0 {
 		ctx = store.Urgent(ctx)
 	}
-	if off%item == 0 && n%item == 0 {
+	if e1-e0 >= listMinChunks*a.Layout().ChunkElems() && a.noneStored(ctx) {
+		// No chunk stored: all fill value, with no chunk looked at.
+		a.fillRange(p[:n], off, item)
+		if col != nil {
+			col.add(p[:n])
+		}
+	} else if off%item == 0 && n%item == 0 {
 		if direct, err = a.readDirect(ctx, p[:n], e0, e1); err == nil && !direct {
 			err = a.readElements(ctx, p[:n], e0, e1, !sequential, col)
 		}
