@@ -9,7 +9,7 @@ in alternating rounds, and prints a Markdown table of medians and ratios:
   page-cache ceiling (np.fromfile and cat of the raw bytes in one page-cached file);
   scaling: first-read throughput for arrays of BENCH_SCALE_MIB sizes and the daemon's
   peak RSS during the largest; find and ls -lR over a hierarchy of BENCH_TREE arrays, and
-  find over the same tree served by bench/findfloor (a FUSE server doing nothing else);
+  find and ls -lR over the same tree served by bench/findfloor (a FUSE server doing nothing else);
   random 4 KiB preads: median and p99 latency, cold and with the chunks cached.
 
 Environment (defaults in brackets):
@@ -423,15 +423,21 @@ def bench_scale(out):
 def bench_tree(out):
     d = os.path.join(BENCH_DIR, "tree-%d" % TREE)
     warm(d)
-    res = {"find": [], "ls -lR": []}
+    again = "ls -lR again on the same mount (the kernel keeps the ACL answers)"
+    res = {"find": [], "ls -lR": [], again: []}
     for _ in range(ROUNDS):
         for name, cmd in (("find", ["find"]), ("ls -lR", ["ls", "-lR"])):
             with Mount(d) as m:
                 res[name].append(timed(*cmd, m.mnt))
+                if name == "ls -lR":
+                    res[again].append(timed(*cmd, m.mnt))
     res["find (the store dir itself)"] = [timed("find", d) for _ in range(ROUNDS)]
+    res["ls -lR (the store dir itself)"] = [timed("ls", "-lR", d) for _ in range(ROUNDS)]
     if TREE % 100 == 0:
         res["find, the same tree from a FUSE server doing nothing else (findfloor)"] = [
             floor_find(TREE // 100) for _ in range(ROUNDS)]
+        res["ls -lR, the same tree from a FUSE server doing nothing else (findfloor -stat)"] = [
+            floor_find(TREE // 100, ["-stat"], ["ls", "-lR"]) for _ in range(ROUNDS)]
     trips = []
     with Mount(d) as m:
         for _ in range(ROUNDS):
@@ -449,10 +455,10 @@ def bench_tree(out):
                % (len(trips), trip * 1e6, 2 * dirs, 2 * dirs * trip))
 
 
-def floor_find(groups):
-    """find over bench/findfloor's tree of groups x 100 arrays, on a fresh mount: seconds."""
-    with Mount(None, server=[FINDFLOOR, "-groups", str(groups), "-arrays", "100"]) as m:
-        return timed("find", m.mnt)
+def floor_find(groups, flags=(), cmd=("find",)):
+    """find (or cmd) over bench/findfloor's tree of groups x 100 arrays, on a fresh mount: seconds."""
+    with Mount(None, server=[FINDFLOOR, *flags, "-groups", str(groups), "-arrays", "100"]) as m:
+        return timed(*cmd, m.mnt)
 
 
 def bench_pread(main, out):

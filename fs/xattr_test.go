@@ -1,8 +1,12 @@
 package fs
 
 import (
+	"context"
+	"errors"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
@@ -29,5 +33,60 @@ func TestXattrProtocol(t *testing.T) {
 	names := make([]byte, 64)
 	if n, errno := x.list(names); errno != 0 || string(names[:n]) != "user.zarr.format\x00" {
 		t.Errorf("list = %q, %v", names[:n], errno)
+	}
+}
+
+// TestForeignXattrsNoLookup: the attributes ls -l asks for of every entry
+// (security.selinux, system.posix_acl_access and _default) are ENODATA
+// without a lookup: no renewal of a live mount's hierarchy (a store
+// request), no node's attributes made (a view).
+func TestForeignXattrsNoLookup(t *testing.T) {
+	ctx := context.Background()
+	m, n := exampleNode(t, "")
+	var reopens atomic.Int32
+	m.snaps.ttl = time.Nanosecond
+	m.snaps.at = time.Now().Add(-time.Hour)
+	m.snaps.log = &m.log
+	m.snaps.reopen = func(context.Context, *zarr.Hierarchy) (*zarr.Hierarchy, error) {
+		reopens.Add(1)
+		return nil, errors.New("the store is not to be asked")
+	}
+	children, err := m.snaps.v.h.Children(ctx, n.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var arr *zarr.Node
+	for _, c := range children {
+		if c.Kind == zarr.KindArray {
+			arr = c
+			break
+		}
+	}
+	if arr == nil {
+		t.Fatal("the example's root has no array")
+	}
+	dir := newDirNode(m, m.snaps.v, arr)
+	file := fileOf(t, m, arr, "data")
+	buf := make([]byte, 256)
+	for _, name := range []string{"security.selinux", "system.posix_acl_access", "system.posix_acl_default", "trusted.x"} {
+		for _, dest := range [][]byte{nil, buf} {
+			if _, errno := dir.Getxattr(ctx, name, dest); errno != syscall.ENODATA {
+				t.Errorf("directory: %s: %v, want ENODATA", name, errno)
+			}
+			if _, errno := file.Getxattr(ctx, name, dest); errno != syscall.ENODATA {
+				t.Errorf("data: %s: %v, want ENODATA", name, errno)
+			}
+		}
+	}
+	time.Sleep(20 * time.Millisecond) // a renewal would have started by now
+	if r := reopens.Load(); r != 0 {
+		t.Errorf("%d renewals of the hierarchy", r)
+	}
+	if file.x != nil {
+		t.Error("the data file's attributes were made")
+	}
+	// user.zarr.* still answers.
+	if k, errno := file.Getxattr(ctx, "user.zarr.format", buf); errno != 0 || k == 0 {
+		t.Errorf("user.zarr.format: %d, %v", k, errno)
 	}
 }

@@ -5,9 +5,14 @@
 // as zarrfs does (no OPENDIR, READDIRPLUS with directories' attributes and
 // files' entries without, long timeouts) and doing nothing else. The time
 // find takes over it is what any FUSE server would take on this machine:
-// the floor under zarrfs's figure (bench/bench.py, BENCH.md).
+// the floor under zarrfs's figure (bench/bench.py, BENCH.md). With -stat
+// it is the floor of ls -lR too: files' entries carry their attributes (as
+// zarrfs's do while a reader stats what it lists), files can be looked up,
+// and getxattr answers ENODATA (ls asks every entry for security.selinux
+// and system.posix_acl_access) with the kernel keeping the ACL answers
+// (FUSE_POSIX_ACL), as zarrfs does.
 //
-//	findfloor -groups 100 -arrays 100 MOUNTPOINT
+//	findfloor [-stat] -groups 100 -arrays 100 MOUNTPOINT
 //
 // It serves until the mount point is unmounted.
 package main
@@ -32,6 +37,14 @@ var files = []string{".zarray", "data", "data.hdr", "data.nhdr", "data.npy", "in
 type tree struct {
 	fuse.RawFileSystem
 	groups, arrays uint64
+	stat           bool // files' entries carry attributes (-stat)
+}
+
+// fileBase numbers files: fileBase + directory node × 16 + index.
+const fileBase = 1 << 40
+
+func fileAttr(node uint64, a *fuse.Attr) {
+	a.Ino, a.Mode, a.Nlink, a.Blksize = node, syscall.S_IFREG|0o444, 1, 32<<10
 }
 
 // level tells the root (0), a group (1) and an array (2) apart; i is the
@@ -86,19 +99,46 @@ func setEntry(node uint64, out *fuse.EntryOut) {
 func (t *tree) Lookup(_ <-chan struct{}, h *fuse.InHeader, name string, out *fuse.EntryOut) fuse.Status {
 	names, nodes := t.entries(h.NodeId)
 	for k, n := range names {
-		if n == name && nodes[k] != 0 {
+		switch {
+		case n != name:
+		case nodes[k] != 0:
 			setEntry(nodes[k], out)
+			return fuse.OK
+		case t.stat:
+			t.setFileEntry(h.NodeId, k, out)
 			return fuse.OK
 		}
 	}
 	return fuse.ENOENT
 }
 
+// setFileEntry sets the entry of file k of directory dir.
+func (t *tree) setFileEntry(dir uint64, k int, out *fuse.EntryOut) {
+	out.NodeId = fileBase + dir*16 + uint64(k)
+	out.SetEntryTimeout(timeout)
+	out.SetAttrTimeout(timeout)
+	fileAttr(out.NodeId, &out.Attr)
+}
+
+// GetXAttr: no attribute has a value (the ACL answers are kept by the
+// kernel; ENOSYS would stop all getxattr, which zarrfs cannot do).
+func (t *tree) GetXAttr(<-chan struct{}, *fuse.InHeader, string, []byte) (uint32, fuse.Status) {
+	return 0, fuse.ENODATA
+}
+
+func (t *tree) ListXAttr(<-chan struct{}, *fuse.InHeader, []byte) (uint32, fuse.Status) {
+	return 0, fuse.OK
+}
+
 func (t *tree) Forget(uint64, uint64) {}
 
 func (t *tree) GetAttr(_ <-chan struct{}, in *fuse.GetAttrIn, out *fuse.AttrOut) fuse.Status {
 	out.SetTimeout(timeout)
-	dirAttr(in.NodeId, &out.Attr)
+	if in.NodeId >= fileBase {
+		fileAttr(in.NodeId, &out.Attr)
+	} else {
+		dirAttr(in.NodeId, &out.Attr)
+	}
 	return fuse.OK
 }
 
@@ -117,6 +157,8 @@ func (t *tree) ReadDirPlus(_ <-chan struct{}, in *fuse.ReadIn, out *fuse.DirEntr
 		}
 		if nodes[k] != 0 {
 			setEntry(nodes[k], e)
+		} else if t.stat {
+			t.setFileEntry(in.NodeId, k, e)
 		}
 	}
 	return fuse.OK
@@ -125,16 +167,17 @@ func (t *tree) ReadDirPlus(_ <-chan struct{}, in *fuse.ReadIn, out *fuse.DirEntr
 func main() {
 	groups := flag.Uint64("groups", 100, "groups under the root")
 	arrays := flag.Uint64("arrays", 100, "arrays in each group")
+	stat := flag.Bool("stat", false, "serve ls -lR too: files' entries with attributes, lookups of files, getxattr")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		log.Fatal("usage: findfloor [-groups N] [-arrays N] MOUNTPOINT")
+		log.Fatal("usage: findfloor [-stat] [-groups N] [-arrays N] MOUNTPOINT")
 	}
 	// As zarrfs mount: a Go processor more than go-fuse's readers.
 	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2) + 2)
-	t := &tree{RawFileSystem: fuse.NewDefaultRawFileSystem(), groups: *groups, arrays: *arrays}
+	t := &tree{RawFileSystem: fuse.NewDefaultRawFileSystem(), groups: *groups, arrays: *arrays, stat: *stat}
 	srv, err := fuse.NewServer(t, flag.Arg(0), &fuse.MountOptions{
 		FsName: "findfloor", Name: "findfloor", Options: []string{"ro"},
-		DisableSplice: true, DirectMount: os.Geteuid() == 0,
+		DisableSplice: true, DirectMount: os.Geteuid() == 0, EnableAcl: *stat,
 		ExtraCapabilities: fuse.CAP_NO_OPENDIR_SUPPORT,
 	})
 	if err != nil {

@@ -2,7 +2,10 @@ package main
 
 import (
 	"slices"
+	"syscall"
 	"testing"
+
+	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
 // TestEntries checks the tree's numbering: every directory is listed by
@@ -47,5 +50,28 @@ func TestEntries(t *testing.T) {
 	}
 	if seen[5+4+2] != "/g0001/a002" {
 		t.Errorf("node 11 is %s, want /g0001/a002", seen[11])
+	}
+}
+
+// TestStatFiles: with -stat, files are looked up as regular files of
+// their own nodes, and getxattr is ENODATA; without, only directories.
+func TestStatFiles(t *testing.T) {
+	for _, stat := range []bool{false, true} {
+		tr := &tree{groups: 1, arrays: 1, stat: stat}
+		var out fuse.EntryOut
+		st := tr.Lookup(nil, &fuse.InHeader{NodeId: 3}, "data", &out)
+		switch {
+		case !stat && st != fuse.ENOENT:
+			t.Errorf("without -stat: lookup of a file: %v, want ENOENT", st)
+		case stat && (st != fuse.OK || out.NodeId < fileBase || out.Attr.Mode&syscall.S_IFMT != syscall.S_IFREG):
+			t.Errorf("with -stat: lookup of a file: %v, node %d, mode %o", st, out.NodeId, out.Attr.Mode)
+		}
+		var attr fuse.AttrOut
+		if stat && (tr.GetAttr(nil, &fuse.GetAttrIn{InHeader: fuse.InHeader{NodeId: out.NodeId}}, &attr) != fuse.OK || attr.Mode&syscall.S_IFMT != syscall.S_IFREG) {
+			t.Errorf("getattr of a file: mode %o", attr.Mode)
+		}
+		if _, st := tr.GetXAttr(nil, &fuse.InHeader{NodeId: 3}, "security.selinux", nil); st != fuse.ENODATA {
+			t.Errorf("getxattr: %v, want ENODATA", st)
+		}
 	}
 }
