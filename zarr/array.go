@@ -124,8 +124,13 @@ func (a *Array) getStored(ctx context.Context, key string) (data, buf []byte, er
 // chunks of earlier ones (prevIDs) and one of those has chunk lin cached
 // with what the store said of it then, the chunk is read only if it
 // changed: otherwise getLive returns the cached value as old (with a
-// reference, which passes to the caller), moved to this array.
+// reference, which passes to the caller), moved to this array. A cached
+// value is returned so too when the store cannot answer (staleIfError).
 func (a *Array) getLive(ctx context.Context, ig store.InfoGetter, lin int64, key string) (data []byte, info store.Info, old *chunkValue, err error) {
+	// stale, from prevKey, is a cached value without validators (a chunk
+	// found missing): served as it was if the store cannot answer.
+	var stale *chunkValue
+	var staleKey chunkID
 	for _, id := range a.prevIDs {
 		prevKey := chunkID{array: id, chunk: lin}
 		v := a.cache.cached(prevKey)
@@ -133,11 +138,16 @@ func (a *Array) getLive(ctx context.Context, ig store.InfoGetter, lin int64, key
 			continue
 		}
 		if !v.stored.Validates() {
-			v.release()
+			stale, staleKey = v, prevKey
 			break
 		}
 		data, info, err = ig.GetIfChanged(ctx, key, v.stored)
 		if errors.Is(err, store.ErrNotModified) {
+			a.cache.revalidated()
+			a.cache.drop(prevKey)
+			return nil, v.stored, v, nil
+		}
+		if a.staleIfError(ctx, key, err) {
 			a.cache.drop(prevKey)
 			return nil, v.stored, v, nil
 		}
@@ -145,6 +155,13 @@ func (a *Array) getLive(ctx context.Context, ig store.InfoGetter, lin int64, key
 		return data, info, nil, err
 	}
 	data, info, err = ig.GetRangeInfo(ctx, key, store.All)
+	if stale != nil {
+		if a.staleIfError(ctx, key, err) {
+			a.cache.drop(staleKey)
+			return nil, stale.stored, stale, nil
+		}
+		stale.release()
+	}
 	return data, info, nil, err
 }
 

@@ -121,6 +121,12 @@ type chunkCache struct {
 	// pool keeps the buffers of the chunks let go of, for the next loads:
 	// a quarter of the cache's size at most (poolLimit).
 	pool *bufPool
+
+	// logf (Options.Logf) is told once per outage that a live hierarchy
+	// serves cached chunks it could not revalidate (stale is set then,
+	// cleared by a revalidation that succeeds): stale.go.
+	logf  func(format string, args ...any)
+	stale atomic.Bool
 }
 
 // timeoutMemory is how long a chunk whose load timed out fails at once.

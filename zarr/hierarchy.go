@@ -145,6 +145,7 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		h.lineage = &lineage{arrays: map[string]lineageEntry{}}
 	}
 	h.cache.noReadAhead = opts.NoReadAhead
+	h.cache.logf = opts.Logf
 	if opts.Concurrency > 0 {
 		h.cache.prefetch = make(chan struct{}, opts.Concurrency)
 	}

@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/zarrfs/zarrfs/internal/peertest"
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/dir"
 )
@@ -200,4 +205,93 @@ func TestLiveLineageConcurrent(t *testing.T) {
 		}
 	}
 	wg.Wait()
+}
+
+// failingChunks is a directory store whose chunk reads fail while down
+// (the store died after the hierarchy was opened again); its documents
+// still read.
+type failingChunks struct {
+	*dir.Store
+	down atomic.Bool
+}
+
+func (f *failingChunks) failing(key string) bool {
+	return f.down.Load() && strings.HasPrefix(key, "a/") && !strings.HasPrefix(path.Base(key), ".z")
+}
+
+func (f *failingChunks) GetRangeInfo(ctx context.Context, key string, rng store.ByteRange) ([]byte, store.Info, error) {
+	if f.failing(key) {
+		return nil, store.Info{}, fmt.Errorf("get %s: connection refused", key)
+	}
+	return f.Store.GetRangeInfo(ctx, key, rng)
+}
+
+func (f *failingChunks) GetIfChanged(ctx context.Context, key string, old store.Info) ([]byte, store.Info, error) {
+	if f.failing(key) {
+		return nil, store.Info{}, fmt.Errorf("get %s: connection refused", key)
+	}
+	return f.Store.GetIfChanged(ctx, key, old)
+}
+
+// TestLiveStaleIfError: a live hierarchy opened again whose store then
+// fails to answer for chunks serves the chunks the previous generation
+// had decoded (stored or missing) as they were, and logs it once per
+// outage; a chunk never read fails.
+func TestLiveStaleIfError(t *testing.T) {
+	ctx := context.Background()
+	ds, err := dir.Open(t.TempDir(), dir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ds.Close() })
+	meta := ArrayMeta{Format: FormatV2, Shape: []int64{4, 8}, ChunkShape: []int64{1, 8}, DataType: "|u1", FillValue: 0}
+	want := writeReadPathArray(t, ds, meta, 3) // chunks 0-2 stored, chunk 3 missing
+	st := &failingChunks{Store: ds}
+	var logged peertest.Buffer
+	logf := func(format string, args ...any) { fmt.Fprintf(&logged, format+"\n", args...) }
+	open := func(prev *Hierarchy) (*Hierarchy, *Array) {
+		t.Helper()
+		h, err := Open(ctx, st, Options{Live: true, Previous: prev, Logf: logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := h.Node(ctx, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h, n.Array
+	}
+	read := func(a *Array, off, n int64) ([]byte, error) {
+		got := make([]byte, n)
+		_, err := a.ReadAt(ctx, got, off)
+		return got, err
+	}
+	h1, a1 := open(nil)
+	if got, err := read(a1, 0, 32); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("first read: %v", err)
+	}
+	h2, a2 := open(h1)
+	st.down.Store(true)
+	start := time.Now()
+	if got, err := read(a2, 0, 32); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("read with the store down: %v, %v; want the cached chunks", got, err)
+	}
+	t.Logf("served stale in %v; logged: %s", time.Since(start), logged.String())
+	if n := strings.Count(logged.String(), "serving cached chunks"); n != 1 || !strings.Contains(logged.String(), "connection refused") {
+		t.Errorf("logged %q; want one line with the cause", logged.String())
+	}
+	// Back, then down again: a new outage, logged again.
+	st.down.Store(false)
+	h3, a3 := open(h2)
+	if _, err := read(a3, 0, 32); err != nil {
+		t.Fatal(err)
+	}
+	st.down.Store(true)
+	_, a4 := open(h3)
+	if got, err := read(a4, 0, 32); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("read in the second outage: %v", err)
+	}
+	if n := strings.Count(logged.String(), "serving cached chunks"); n != 2 {
+		t.Errorf("logged %d times over two outages; want 2:\n%s", n, logged.String())
+	}
 }

@@ -38,4 +38,8 @@ type Options struct {
 	// the stored chunk is the one decoded, rather than read and decoded
 	// again.
 	Previous *Hierarchy
+	// Logf, when set, is told what the engine decides on its own that a
+	// user should know: a live hierarchy serving a cached chunk whose
+	// revalidation failed (the store down), once per outage.
+	Logf func(format string, args ...any)
 }

@@ -41,6 +41,11 @@ func openHierarchy(ctx context.Context, spec string, sf *storeFlags, opts zarr.O
 			opts.Concurrency = sf.concurrency
 		}
 	}
+	if sf != nil && opts.Logf == nil {
+		// What the engine has to say (a --live mount serving stale
+		// chunks) goes where the store's own notes go: the mount's log.
+		opts.Logf = sf.logf
+	}
 	st, err := openStore(ctx, spec, sf)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,33 @@
+package zarr
+
+import (
+	"context"
+	"errors"
+
+	"github.com/zarrfs/zarrfs/store"
+)
+
+// staleIfError reports whether a live hierarchy's array serves the cached
+// chunk key, whose revalidation failed with err, as it was (HTTP's
+// stale-if-error): when the store could not answer (down, timed out), not
+// when it answered that the chunk is gone, and not when the reader gave up
+// (ctx). The first such chunk of an outage is logged (Options.Logf).
+func (a *Array) staleIfError(ctx context.Context, key string, err error) bool {
+	if err == nil {
+		a.cache.revalidated() // changed, and read
+	}
+	if err == nil || errors.Is(err, store.ErrNotExist) || ctx.Err() != nil {
+		return false
+	}
+	c := a.cache
+	if c.stale.CompareAndSwap(false, true) && c.logf != nil {
+		c.logf("%v: serving cached chunks as they were (--live) until the store answers again", store.Errorf(a.st, err, "array %q: revalidating chunk %q", "/"+a.path, key))
+	}
+	return true
+}
+
+// revalidated records that a revalidation succeeded: the next failure is
+// a new outage, logged again.
+func (c *chunkCache) revalidated() {
+	c.stale.Store(false)
+}
