@@ -141,6 +141,10 @@ func (a *Array) getLive(ctx context.Context, ig store.InfoGetter, lin int64, key
 			stale, staleKey = v, prevKey
 			break
 		}
+		if a.cache.servingStale() {
+			a.cache.drop(prevKey)
+			return nil, v.stored, v, nil
+		}
 		data, info, err = ig.GetIfChanged(ctx, key, v.stored)
 		if errors.Is(err, store.ErrNotModified) {
 			a.cache.revalidated()

@@ -127,6 +127,11 @@ type chunkCache struct {
 	// cleared by a revalidation that succeeds): stale.go.
 	logf  func(format string, args ...any)
 	stale atomic.Bool
+	// staleUntil (Unix nanoseconds) is when, after a revalidation failed,
+	// the store is asked again: until then cached chunks are served
+	// without asking, so that an outage costs a store timeout now and
+	// then, not one per chunk.
+	staleUntil atomic.Int64
 }
 
 // timeoutMemory is how long a chunk whose load timed out fails at once.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -212,11 +213,16 @@ func TestLiveLineageConcurrent(t *testing.T) {
 // still read.
 type failingChunks struct {
 	*dir.Store
-	down atomic.Bool
+	down   atomic.Bool
+	failed atomic.Int64 // requests failed
 }
 
 func (f *failingChunks) failing(key string) bool {
-	return f.down.Load() && strings.HasPrefix(key, "a/") && !strings.HasPrefix(path.Base(key), ".z")
+	if f.down.Load() && strings.HasPrefix(key, "a/") && !strings.HasPrefix(path.Base(key), ".z") {
+		f.failed.Add(1)
+		return true
+	}
+	return false
 }
 
 func (f *failingChunks) GetRangeInfo(ctx context.Context, key string, rng store.ByteRange) ([]byte, store.Info, error) {
@@ -280,8 +286,15 @@ func TestLiveStaleIfError(t *testing.T) {
 	if n := strings.Count(logged.String(), "serving cached chunks"); n != 1 || !strings.Contains(logged.String(), "connection refused") {
 		t.Errorf("logged %q; want one line with the cause", logged.String())
 	}
-	// Back, then down again: a new outage, logged again.
+	// Once one revalidation has failed, the others wait for no store
+	// (those already asking, one per core, fail on their own).
+	if n := st.failed.Load(); n > int64(runtime.GOMAXPROCS(0)) {
+		t.Errorf("%d requests failed for 4 chunks; want those under way at the first failure only", n)
+	}
+	// Back, then down again: a new outage, logged again. (Within
+	// staleRetry of the failure cached chunks are served without asking.)
 	st.down.Store(false)
+	h2.cache.staleUntil.Store(0)
 	h3, a3 := open(h2)
 	if _, err := read(a3, 0, 32); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package zarr
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/zarrfs/zarrfs/store"
 )
@@ -20,6 +21,7 @@ func (a *Array) staleIfError(ctx context.Context, key string, err error) bool {
 		return false
 	}
 	c := a.cache
+	c.staleUntil.Store(time.Now().Add(staleRetry).UnixNano())
 	if c.stale.CompareAndSwap(false, true) && c.logf != nil {
 		c.logf("%v: serving cached chunks as they were (--live) until the store answers again", store.Errorf(a.st, err, "array %q: revalidating chunk %q", "/"+a.path, key))
 	}
@@ -30,4 +32,16 @@ func (a *Array) staleIfError(ctx context.Context, key string, err error) bool {
 // a new outage, logged again.
 func (c *chunkCache) revalidated() {
 	c.stale.Store(false)
+	c.staleUntil.Store(0)
+}
+
+// staleRetry is how long after a failed revalidation cached chunks are
+// served without asking the store.
+const staleRetry = 5 * time.Second
+
+// servingStale reports whether a revalidation failed less than staleRetry
+// ago: the cached chunk is then served without asking the store.
+func (c *chunkCache) servingStale() bool {
+	until := c.staleUntil.Load()
+	return until != 0 && time.Now().UnixNano() < until
 }
