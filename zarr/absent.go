@@ -184,8 +184,8 @@ func (a *Array) listChunkDir(ctx context.Context, l store.Lister, dir string) *c
 		ab.order = ab.order[1:]
 	}
 	ab.mu.Unlock()
-	keys, _, err := l.ListDir(ctx, dir)
-	if err == nil && len(keys) <= maxListedNames {
+	keys, ok, err := listNames(ctx, l, dir)
+	if err == nil && ok {
 		d.names, d.ok = keys, true
 	}
 	if err != nil && ctx.Err() != nil {
@@ -239,11 +239,56 @@ func (a *Array) noneStored(ctx context.Context) bool {
 	}
 }
 
+// listNames returns the names of the values directly in dir, sorted, and
+// whether they are all (at most maxListedNames). A store that lists by
+// pages (S3: a request per 1,000 keys) is asked for one page, which must
+// hold them all: a directory of many stored chunks is not worth listing.
+func listNames(ctx context.Context, l store.Lister, dir string) (names []string, ok bool, err error) {
+	pl, paged := l.(store.PageLister)
+	if !paged {
+		keys, _, err := l.ListDir(ctx, dir)
+		return keys, err == nil && len(keys) <= maxListedNames, err
+	}
+	prefix := dir + "/"
+	if dir == "" {
+		prefix = ""
+	}
+	keys, more, err := pl.ListPrefixPage(ctx, prefix, "")
+	if err != nil || more {
+		return nil, false, err
+	}
+	for _, k := range keys {
+		if name := strings.TrimPrefix(k, prefix); !strings.Contains(name, "/") {
+			names = append(names, name)
+		}
+	}
+	return names, true, nil
+}
+
 // listNone lists a's directory and reports whether it shows no chunk.
 // Chunk keys lie in it as names (v2 "0.0", v3 "c.0") or under
 // directories: under one named alike for every chunk (v3 "c/…") or one
 // per index along the first dimension (v2 "0/0").
 func (a *Array) listNone(ctx context.Context, l store.Lister) bool {
+	if pl, ok := l.(store.PageLister); ok {
+		// One page (one request on S3), not the whole directory: any
+		// key but the array's documents is a chunk (an array has no
+		// children).
+		prefix := a.path + "/"
+		if a.path == "" {
+			prefix = ""
+		}
+		keys, more, err := pl.ListPrefixPage(ctx, prefix, "")
+		if err != nil || more {
+			return false
+		}
+		for _, k := range keys {
+			if !metadataNames[strings.TrimPrefix(k, prefix)] {
+				return false
+			}
+		}
+		return true
+	}
 	keys, prefixes, err := l.ListDir(ctx, a.path)
 	if err != nil {
 		return false

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -34,6 +35,32 @@ func (c *listingCounter) ListDir(ctx context.Context, dir string) ([]string, []s
 	c.lists.Add(1)
 	return c.Store.ListDir(ctx, dir)
 }
+
+func (c *listingCounter) ListPrefixPage(ctx context.Context, prefix, startAfter string) ([]string, bool, error) {
+	c.lists.Add(1)
+	return c.Store.ListPrefixPage(ctx, prefix, startAfter)
+}
+
+// noPages is a listing counter that lists whole directories only (as the
+// directory store does), not by pages.
+type noPages struct {
+	store.Store
+	c *listingCounter
+}
+
+func (p noPages) ListDir(ctx context.Context, dir string) ([]string, []string, error) {
+	return p.c.ListDir(ctx, dir)
+}
+
+func (p noPages) ListPrefix(ctx context.Context, prefix string) ([]string, error) {
+	return p.c.ListPrefix(ctx, prefix)
+}
+
+func (p noPages) Set(ctx context.Context, key string, value []byte) error {
+	return p.c.Set(ctx, key, value)
+}
+
+func (p noPages) Delete(ctx context.Context, key string) error { return p.c.Delete(ctx, key) }
 
 // unlisted hides the store's listing.
 type unlisted struct{ store.Store }
@@ -149,35 +176,94 @@ func TestNoneStored(t *testing.T) {
 			if err := mem.Set(ctx, "a2/c/0", []byte{1}); err != nil {
 				t.Fatal(err)
 			}
-			st := &listingCounter{Store: mem}
-			a := openArrayNode(t, st, Options{NoReadAhead: true}).Array
-			fill := binary.LittleEndian.AppendUint64(nil, math.Float64bits(1.5))
-			want := bytes.Repeat(fill, 1<<15)
-			got := make([]byte, len(want))
-			for _, off := range []int64{0, 8 << 15, 3} {
-				gets := st.gets.Load()
-				if _, err := a.ReadAt(ctx, got[:len(got)-5], off); err != nil {
-					t.Fatal(err)
-				}
-				if w := want[off%8 : off%8+int64(len(got))-5]; !bytes.Equal(got[:len(got)-5], w) {
-					t.Fatalf("read at %d is not the fill value", off)
-				}
-				if d := st.gets.Load() - gets; d != 0 {
-					t.Errorf("read at %d: %d chunk reads, want none", off, d)
-				}
-			}
-			if l := st.lists.Load(); l != 1 {
-				t.Errorf("%d listings, want 1", l)
-			}
-			if _, err := a.WriteAt(ctx, []byte{9, 9, 9, 9, 9, 9, 9, 9}, 8); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := a.ReadAt(ctx, got, 0); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got[8:16], []byte{9, 9, 9, 9, 9, 9, 9, 9}) || !bytes.Equal(got[:8], fill) {
-				t.Errorf("after a write: % x", got[:16])
+			for _, paged := range []bool{true, false} {
+				t.Run(fmt.Sprintf("paged %v", paged), func(t *testing.T) { checkNoneStored(t, mem, paged) })
 			}
 		})
+	}
+}
+
+// checkNoneStored is TestNoneStored for one array "a" with no chunk in
+// mem, listed by pages or by directories.
+func checkNoneStored(t *testing.T, mem *memory.Store, paged bool) {
+	ctx := context.Background()
+	st := &listingCounter{Store: mem}
+	var s store.Store = st
+	if !paged {
+		s = noPages{st, st}
+	}
+	a := openArrayNode(t, s, Options{NoReadAhead: true}).Array
+	fill := binary.LittleEndian.AppendUint64(nil, math.Float64bits(1.5))
+	want := bytes.Repeat(fill, 1<<15)
+	got := make([]byte, len(want))
+	for _, off := range []int64{0, 8 << 15, 3} {
+		gets := st.gets.Load()
+		if _, err := a.ReadAt(ctx, got[:len(got)-5], off); err != nil {
+			t.Fatal(err)
+		}
+		if w := want[off%8 : off%8+int64(len(got))-5]; !bytes.Equal(got[:len(got)-5], w) {
+			t.Fatalf("read at %d is not the fill value", off)
+		}
+		if d := st.gets.Load() - gets; d != 0 {
+			t.Errorf("read at %d: %d chunk reads, want none", off, d)
+		}
+	}
+	if l := st.lists.Load(); l != 1 {
+		t.Errorf("%d listings, want 1", l)
+	}
+	if _, err := a.WriteAt(ctx, []byte{9, 9, 9, 9, 9, 9, 9, 9}, 8); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ReadAt(ctx, got, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got[8:16], []byte{9, 9, 9, 9, 9, 9, 9, 9}) || !bytes.Equal(got[:8], fill) {
+		t.Errorf("after a write: % x", got[:16])
+	}
+	// Undo the write for the next run.
+	if _, err := a.WriteAt(ctx, fill, 8); err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := mem.ListPrefix(ctx, "a/")
+	for _, k := range keys {
+		if !metadataNames[strings.TrimPrefix(k, "a/")] {
+			mem.Delete(ctx, k)
+		}
+	}
+}
+
+// TestAbsentChunksFullPage: a chunk directory holding more keys than a
+// page of its store's listing is not listed further (S3 would take a
+// request per page): its chunks are asked for, and read right.
+func TestAbsentChunksFullPage(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
+		t.Fatal(err)
+	}
+	const n, stored = 4000, memory.PageSize + 500
+	w, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{n}, ChunkShape: []int64{1}, DataType: "uint8", FillValue: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.Repeat([]byte{7}, n)
+	for i := range stored {
+		want[i] = byte(i%200 + 20)
+	}
+	if _, err := w.WriteAt(ctx, want[:stored], 0); err != nil {
+		t.Fatal(err)
+	}
+	st := &listingCounter{Store: mem}
+	a := openArrayNode(t, st, Options{NoReadAhead: true}).Array
+	got := make([]byte, n)
+	if _, err := a.ReadAt(ctx, got, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("read differs from what was written")
+	}
+	t.Logf("%d chunks, %d stored: %d reads, %d listings", n, stored, st.gets.Load(), st.lists.Load())
+	if g := st.gets.Load(); g < n {
+		t.Errorf("%d reads; want every chunk asked for", g)
 	}
 }
