@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	nethttp "net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zarrfs/zarrfs/store/remote/remotetest"
 )
 
 // The tests of issue 36: work and memory bounded by what is asked. A
@@ -176,5 +180,47 @@ func TestTinyChunksCat(t *testing.T) {
 		time.Since(closed).Round(time.Millisecond), err, float64(rss)/1024)
 	if took > tinyReadTime || rss > tinyMaxRSS {
 		t.Errorf("1 MiB in %v at %d kB peak; want within %v and %d kB", took, rss, tinyReadTime, tinyMaxRSS)
+	}
+}
+
+// TestTinyChunksCatHTTPPipeGone: over HTTP, which cannot list, every
+// one-element chunk is a request, so zarrfs cat takes long before its
+// first write; a reader that goes at once still ends it within 3 s, and
+// no request follows (cat watches its pipe).
+func TestTinyChunksCatHTTPPipeGone(t *testing.T) {
+	url, srv := serveHTTP(t, tinyStore(t))
+	var requests atomic.Int64
+	srv.SetFault(func(*nethttp.Request, int64) remotetest.Action {
+		requests.Add(1)
+		return remotetest.Action{}
+	})
+	cmd := exec.Command(zarrfsBin, "cat", url, "tiny")
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // reading chunk after chunk
+	pipe.Close()
+	closed := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(3 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatal("zarrfs cat over HTTP goes on 3 s after its pipe broke")
+	}
+	took := time.Since(closed)
+	before := requests.Load()
+	time.Sleep(200 * time.Millisecond)
+	t.Logf("exited %v after the pipe broke (%v, %q); %d requests", took.Round(time.Millisecond), err, stderr.String(), before)
+	if after := requests.Load(); after != before {
+		t.Errorf("%d requests after zarrfs cat exited", after-before)
 	}
 }

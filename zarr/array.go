@@ -518,10 +518,16 @@ func (b *batch) flush() error {
 		g, gctx := errgroup.WithContext(b.ctx)
 		g.SetLimit(b.workers)
 		for _, i := range todo {
+			if gctx.Err() != nil {
+				break // failed or given up: start no more loads
+			}
 			g.Go(func() error { return load(gctx, i) })
 		}
 		if err := g.Wait(); err != nil {
 			return err
+		}
+		if err := b.ctx.Err(); err != nil {
+			return err // some chunks were not loaded
 		}
 	}
 	for _, r := range b.runs {

@@ -255,7 +255,17 @@ var catCommand = command{
 				return err
 			}
 			defer o.close()
-			if err := cat(ctx, e.stdout, n); err != nil {
+			ctx, stop := cancelOnBrokenPipe(ctx, e.stdout)
+			err = cat(ctx, e.stdout, n)
+			stop()
+			if cause := context.Cause(ctx); cause == errBrokenPipe {
+				// The reader went: end as a write to its pipe would
+				// (a byte nobody reads; Go exits on SIGPIPE), or, where
+				// SIGPIPE is ignored, with the write's error.
+				e.stdout.Write([]byte{0})
+				err = cause
+			}
+			if err != nil {
 				return o.errorf(args[1], err)
 			}
 			return nil
