@@ -92,6 +92,8 @@ func (n *fileNode) Read(ctx context.Context, fh gofs.FileHandle, dest []byte, of
 	if off < 0 {
 		return nil, syscall.EINVAL
 	}
+	ctx, stop := whileCallerLives(ctx)
+	defer stop()
 	if of, ok := fh.(*openFile); ok {
 		ctx = zarr.WithSession(ctx, of.session)
 	}

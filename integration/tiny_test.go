@@ -224,3 +224,49 @@ func TestTinyChunksCatHTTPPipeGone(t *testing.T) {
 		t.Errorf("%d requests after zarrfs cat exited", after-before)
 	}
 }
+
+// TestTinyChunksMountHTTPReaderKilled: through a mount of the array over
+// HTTP (no listing: a request per chunk), a cat of the data killed after
+// a second leaves the daemon idle 3 s later, its background read-ahead
+// requests included (they end when their caller is gone), and the mount
+// answers.
+func TestTinyChunksMountHTTPReaderKilled(t *testing.T) {
+	url, srv := serveHTTP(t, tinyStore(t))
+	var requests atomic.Int64
+	srv.SetFault(func(*nethttp.Request, int64) remotetest.Action {
+		requests.Add(1)
+		return remotetest.Action{}
+	})
+	m := mountChecked(t, url+"/tiny")
+	pid := m.cmd.Process.Pid
+	data := filepath.Join(m.dir, "data")
+	reader := exec.Command("cat", data)
+	reader.Stdout = io.Discard
+	if err := reader.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	reader.Process.Signal(syscall.SIGKILL)
+	reader.Wait()
+	killed := requests.Load()
+	time.Sleep(3 * time.Second)
+	at3s := requests.Load()
+	share := cpuShare(t, pid, 2*time.Second)
+	hwm, _ := procStatus(pid, "VmHWM")
+	t.Logf("3 s after the reader was killed: daemon at %.1f%% of a core, peak RSS %.1f MiB; %d requests before the kill, %d more in the 3 s after, %d in the 2 s after that",
+		100*share, float64(hwm)/1024, killed, at3s-killed, requests.Load()-at3s)
+	if share > tinyIdleCPU {
+		t.Errorf("the daemon uses %.0f%% of a core 3 s after its reader was killed; want under %.0f%%", 100*share, 100*tinyIdleCPU)
+	}
+	if hwm > tinyMaxRSS {
+		t.Errorf("daemon peak RSS %d kB; want under %d kB", hwm, tinyMaxRSS)
+	}
+	if _, err := os.ReadFile(filepath.Join(m.dir, "zarr.json")); err != nil {
+		t.Errorf("the mount does not answer: %v", err)
+	}
+	out := run(t, "dd", "if="+data, "bs=1", "skip=12345678901", "count=1", "status=none", "iflag=direct")
+	if !bytes.Equal(out, []byte{7}) {
+		t.Errorf("a byte at 12 GB: %q, not the fill value", out)
+	}
+	stopClean(t, m)
+}
