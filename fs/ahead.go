@@ -74,6 +74,9 @@ func (a *listAhead) run() {
 			return
 		}
 		a.mu.Unlock()
+		if d.wasRead() {
+			continue // the reader was first: listing it again would only keep it
+		}
 		// The sizes too (data.hdr renders) when listings carry them,
 		// but none that decodes the array (data.txt): that is for a
 		// reader of the array itself.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -31,6 +32,14 @@ type dirNode struct {
 
 	mu sync.Mutex
 	l  listing
+	// path, kind and mtime are the node's, kept when the listing is
+	// dropped (drop): what attr and a listing made again need.
+	path  string
+	kind  zarr.Kind
+	mtime time.Time
+	// read says a reader has read a listing of the directory to its
+	// end: listAhead has nothing to do for it.
+	read bool
 }
 
 // listing is what a directory shows, from one view of the hierarchy.
@@ -51,7 +60,7 @@ type listing struct {
 }
 
 func newDirNode(m *mountFS, v *snapshot, n *zarr.Node) *dirNode {
-	return &dirNode{m: m, l: listing{v: v, node: n}}
+	return &dirNode{m: m, l: listing{v: v, node: n}, path: n.Path, kind: n.Kind, mtime: n.ModTime}
 }
 
 var (
@@ -88,12 +97,20 @@ func (d *dirNode) current(ctx context.Context) (listing, error) {
 
 func (d *dirNode) currentLocked(ctx context.Context) (listing, error) {
 	v := d.m.snaps.current(ctx)
-	if v == d.l.v {
+	if v == d.l.v && d.l.node != nil {
 		return d.l, nil
 	}
-	n, err := v.h.Node(ctx, d.l.node.Path)
+	n, err := v.h.Node(ctx, d.path)
 	if err != nil {
 		return listing{}, err
+	}
+	d.kind, d.mtime = n.Kind, n.ModTime
+	if v == d.l.v {
+		// The listing was dropped: the node is parsed again (zarr's
+		// Hierarchy keeps few of the arrays consolidated metadata
+		// describes), the child inodes stay.
+		d.l = listing{v: v, node: n, dirents: d.l.dirents}
+		return d.l, nil
 	}
 	d.l = listing{v: v, node: n}
 	for name, ch := range d.Children() {
@@ -166,6 +183,30 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 	return l, nil
 }
 
+// drop forgets the listing l, which a reader has read to its end, unless
+// the directory lists something else since: the kernel keeps what it
+// read (noOpendir), and a large hierarchy's listings, with the view
+// files and the parsed metadata they hold, would otherwise stay for the
+// mount's life. A group keeps its entries as READDIRPLUS reports them,
+// for walkNext. The next lookup or listing makes it again. Live mounts
+// keep their listings (their views change under them).
+func (d *dirNode) drop(l listing) {
+	if d.m.snaps.ttl > 0 || len(l.dirents) == 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.read = true
+	if d.l.v != l.v || len(d.l.dirents) == 0 || &d.l.dirents[0] != &l.dirents[0] || d.l.entries == nil {
+		return
+	}
+	kept := listing{v: d.l.v}
+	if d.kind != zarr.KindArray {
+		kept.dirents = d.l.dirents
+	}
+	d.l = kept
+}
+
 // find returns the place of name in the listing's entries, or -1.
 func (l *listing) find(name string) int {
 	if l.index != nil {
@@ -180,7 +221,7 @@ func (l *listing) find(name string) int {
 // newChild builds the node of entry e of listing l.
 func (d *dirNode) newChild(l listing, e entry) attrNode {
 	if e.file != nil {
-		return &fileNode{m: d.m, f: e.file, mtime: l.node.ModTime}
+		return &fileNode{m: d.m, f: e.file, mtime: d.mtime}
 	}
 	return newDirNode(d.m, l.v, e.child)
 }
@@ -289,6 +330,9 @@ func (d *dirNode) walkNext(l listing) *dirNode {
 			return childDir(&d.Inode, e.name)
 		}
 	}
+	// The parent's entries as READDIRPLUS reported them (which it keeps
+	// when it drops its listing): the next group is a directory whose
+	// node is made and is not an array.
 	name, parent := d.Parent()
 	if parent == nil {
 		return nil
@@ -298,18 +342,35 @@ func (d *dirNode) walkNext(l listing) *dirNode {
 		return nil
 	}
 	pd.mu.Lock()
-	pl := pd.l
+	des := pd.l.dirents
 	pd.mu.Unlock()
-	i := pl.find(name)
+	i := slices.IndexFunc(des, func(e fuse.DirEntry) bool { return e.Name == name })
 	if i < 0 {
 		return nil
 	}
-	for _, e := range pl.entries[i+1 : min(len(pl.entries), i+1+walkScan)] {
-		if e.child != nil && e.child.Kind != zarr.KindArray {
-			return childDir(parent, e.name)
+	for _, e := range des[i+1 : min(len(des), i+1+walkScan)] {
+		if e.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+			continue
+		}
+		if sub := childDir(parent, e.Name); sub != nil && sub.nodeKind() != zarr.KindArray {
+			return sub
 		}
 	}
 	return nil
+}
+
+// wasRead reports whether a reader has read a listing of d to its end.
+func (d *dirNode) wasRead() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.read
+}
+
+// nodeKind returns the kind of d's node.
+func (d *dirNode) nodeKind() zarr.Kind {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.kind
 }
 
 // childDir returns the directory node of p's child name, or nil.
@@ -327,6 +388,10 @@ type dirHandle struct {
 	d    *dirNode
 	l    listing
 	next int
+	// returned says an entry was read through the handle; ends counts
+	// the reads that found the end.
+	returned bool
+	ends     int
 }
 
 var (
@@ -338,8 +403,15 @@ var (
 // Readdirent returns the next entry, or nil at the end.
 func (h *dirHandle) Readdirent(context.Context) (*fuse.DirEntry, syscall.Errno) {
 	if h.next >= len(h.l.dirents) {
+		// The reader has read the listing when a request finds nothing
+		// left: the one after the request that read the last entries
+		// (find's, ls's), through this handle or a new one (noOpendir).
+		if h.ends++; h.ends > 1 || !h.returned {
+			h.d.drop(h.l)
+		}
 		return nil, 0
 	}
+	h.returned = true
 	h.next++
 	return &h.l.dirents[h.next-1], 0 // go-fuse changes no entry whose Off is set
 }
@@ -391,13 +463,13 @@ func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 // parent is listed, and find(1) reads 1 as "do not count on it".
 func (d *dirNode) attr(_ context.Context, out *fuse.Attr) {
 	d.mu.Lock()
-	node := d.l.node
+	kind, mtime := d.kind, d.mtime
 	d.mu.Unlock()
 	nlink := uint32(1)
-	if node.Kind == zarr.KindArray {
+	if kind == zarr.KindArray {
 		nlink = 2
 	}
-	d.m.setAttr(out, dirMode, 0, nlink, node.ModTime)
+	d.m.setAttr(out, dirMode, 0, nlink, mtime)
 }
 
 // Getattr reports the directory's attributes.

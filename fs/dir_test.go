@@ -10,7 +10,7 @@ import (
 
 func TestDirHandle(t *testing.T) {
 	ctx := context.Background()
-	h := &dirHandle{l: listing{dirents: []fuse.DirEntry{{Name: "a", Off: 1}, {Name: "b", Off: 2}, {Name: "c", Off: 3}}}}
+	h := &dirHandle{d: &dirNode{m: &mountFS{}}, l: listing{dirents: []fuse.DirEntry{{Name: "a", Off: 1}, {Name: "b", Off: 2}, {Name: "c", Off: 3}}}}
 	read := func() string {
 		var s string
 		for {

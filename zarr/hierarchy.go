@@ -1,14 +1,12 @@
 package zarr
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,13 +28,17 @@ type Hierarchy struct {
 	format Format
 	cache  *chunkCache
 
-	// consolidated holds the documents of consolidated metadata by store
-	// key ("a/.zarray", or "a/zarr.json" for v3); nil when there is none.
-	consolidated map[string]json.RawMessage
+	// consolidated holds the documents of consolidated metadata (see
+	// consolidated.go); nil when there is none.
+	consolidated *consolidatedMeta
 	// prefetched holds root documents read while detecting the format;
 	// probedMissing, those a remote store said it did not have then.
 	prefetched    map[string][]byte
 	probedMissing map[string]bool
+	// compacted holds the size limit of the root documents holding
+	// consolidated metadata that were kept compacted (compactAbove): the
+	// root shows them as the store holds them, fetched again when read.
+	compacted map[string]int64
 	// draft is the layout of a v3 draft hierarchy (nil for other formats).
 	draft *meta.Draft
 
@@ -49,8 +51,12 @@ type Hierarchy struct {
 	live    bool
 	lineage *lineage
 
-	mu      sync.Mutex
-	nodes   map[string]*Node
+	mu    sync.Mutex
+	nodes map[string]*Node
+	// recent holds the arrays loaded last that consolidated metadata
+	// describes, which nodes does not keep: such an array is parsed
+	// again from its document when asked for after (see keep).
+	recent recentNodes
 	loading map[string]*nodeLoad // loads under way, by path
 	names   map[string][]string  // child names of the groups listed, by path
 	// naming: the listings of child names under way, by path; closed
@@ -154,6 +160,11 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		h.cache.aheadTime = remoteAheadTime
 		h.cache.decoding = newDecodeSlots(cores.Workers())
 	}
+	limit := consolidatedLimit(opts)
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
 	h.workers = 2 * runtime.GOMAXPROCS(0)
 	if opts.Remote {
 		h.workers = max(h.workers, opts.Concurrency)
@@ -163,7 +174,7 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 	// order below.
 	var probed map[string]probe
 	if opts.Remote {
-		probed = probeRoot(ctx, st)
+		probed = probeRoot(ctx, st, limit)
 		h.probedMissing = map[string]bool{}
 		for key, p := range probed {
 			if errors.Is(p.err, store.ErrNotExist) {
@@ -171,12 +182,17 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 			}
 		}
 	}
+	consolidatedTooLarge, v3Listed := false, false
 	get := func(key string) ([]byte, bool, error) {
 		var b []byte
 		var err error
-		if p, ok := probed[key]; ok {
+		switch p, ok := probed[key]; {
+		case ok:
 			b, err = p.b, p.err
-		} else {
+		case key == v3Doc || key == v2Consolidated:
+			// Documents that may hold consolidated metadata.
+			b, err = getLimited(ctx, st, key, limit)
+		default:
 			b, _, err = getDocument(ctx, st, key)
 		}
 		switch {
@@ -185,10 +201,25 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		case err != nil:
 			return nil, false, store.Errorf(st, err, "")
 		}
+		if (key == v3Doc || key == v2Consolidated) && len(b) > compactAbove {
+			b = slices.Clone(meta.CompactInPlace(b))
+			h.compacted = map[string]int64{key: limit}
+		}
 		h.prefetched[key] = b
 		return b, true, nil
 	}
-	if doc, ok, err := get(v3Doc); err != nil {
+	doc, ok, err := get(v3Doc)
+	if errors.Is(err, errTooLarge) {
+		// A root zarr.json over the limit holds consolidated metadata
+		// (a node's own document is far smaller): read it once, keep
+		// the root's own members, and list the store.
+		if doc, err = v3RootWithoutConsolidated(ctx, st, limit); err == nil {
+			ok, v3Listed = true, true
+			h.prefetched[v3Doc] = doc
+			logf("%s: %s is over the %d-byte limit for consolidated metadata (--cache-size sets it): listing the store instead", st, v3Doc, limit)
+		}
+	}
+	if err != nil {
 		return nil, err
 	} else if ok {
 		if draft, err := meta.DetectDraft(doc); err != nil {
@@ -198,12 +229,20 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 			return h, nil
 		}
 		h.format = FormatV3
+		if v3Listed {
+			return h, nil // consolidated metadata over the limit: listed
+		}
 		if err := h.readV3Consolidated(doc); err != nil {
 			return nil, store.Errorf(st, err, "")
 		}
 		return h, nil
 	}
-	if doc, ok, err := get(v2Consolidated); err != nil {
+	if doc, ok, err := get(v2Consolidated); errors.Is(err, errTooLarge) {
+		// Over the limit: list the store (the root then shows no
+		// .zmetadata, which it would have to hold).
+		logf("%s: %s is over the %d-byte limit for consolidated metadata (--cache-size sets it): listing the store instead", st, v2Consolidated, limit)
+		consolidatedTooLarge = true
+	} else if err != nil {
 		return nil, err
 	} else if ok {
 		h.format = FormatV2
@@ -222,6 +261,11 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 			return h, nil
 		}
 	}
+	if consolidatedTooLarge {
+		// No .zgroup either: the root is the group .zmetadata implies.
+		h.format = FormatV2
+		return h, nil
+	}
 	if h.format == FormatV2 {
 		return nil, fmt.Errorf("%s: %s: %w: no usable \"metadata\" and no %s or %s", st, v2Consolidated, ErrInvalidMetadata, v2ArrayDoc, v2GroupDoc)
 	}
@@ -234,6 +278,22 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 	return nil, fmt.Errorf("%s: no Zarr metadata (zarr.json, .zgroup, .zarray, .zmetadata or v1 meta) at the root: %w", st, ErrNotExist)
 }
 
+// compactAbove is the size above which a document that may hold
+// consolidated metadata is kept without its white space
+// (meta.CompactInPlace): about half of what zarr-python writes.
+const compactAbove = 1 << 20
+
+// rootDocument returns the document name of the root, stored under key,
+// read by Open as data: when Open compacted it, the stored bytes are
+// fetched again when read (Document.Bytes).
+func (h *Hierarchy) rootDocument(name, key string, data []byte) Document {
+	d := Document{Name: name, Data: data}
+	if limit, ok := h.compacted[key]; ok {
+		d.stored = &storedDocument{st: h.st, key: key, limit: limit}
+	}
+	return d
+}
+
 // probe is the outcome of reading one root document.
 type probe struct {
 	b   []byte
@@ -244,14 +304,20 @@ type probe struct {
 // two rounds of requests sent at once: zarr.json with .zmetadata (a v3
 // hierarchy, or a consolidated v2 one, opens in one round trip), then, if
 // neither is there, .zarray, .zgroup and the v1 meta document.
-func probeRoot(ctx context.Context, st store.Store) map[string]probe {
+func probeRoot(ctx context.Context, st store.Store, limit int64) map[string]probe {
 	m := map[string]probe{}
 	for _, round := range [][]string{{v3Doc, v2Consolidated}, {v2ArrayDoc, v2GroupDoc, v1MetaDoc}} {
 		res := make([]probe, len(round))
 		var wg sync.WaitGroup
 		for i, key := range round {
 			wg.Go(func() {
-				b, _, err := getDocument(ctx, st, key)
+				var b []byte
+				var err error
+				if key == v3Doc || key == v2Consolidated {
+					b, err = getLimited(ctx, st, key, limit)
+				} else {
+					b, _, err = getDocument(ctx, st, key)
+				}
 				res[i] = probe{b, err}
 			})
 		}
@@ -299,76 +365,69 @@ func getDocument(ctx context.Context, st store.Store, key string) ([]byte, time.
 	return b, info.ModTime, nil
 }
 
+// v3RootWithoutConsolidated reads the root zarr.json of st, which is
+// over limit, and returns it without its consolidated_metadata member:
+// the root node's own document. It reads at most four times limit.
+func v3RootWithoutConsolidated(ctx context.Context, st store.Store, limit int64) ([]byte, error) {
+	b, err := getLimited(ctx, st, v3Doc, 4*limit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", st, err)
+	}
+	doc, err := meta.WithoutMember(v3Doc, b, "consolidated_metadata")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", st, err)
+	}
+	return doc, nil
+}
+
 // readV3Consolidated checks the root zarr.json for a draft entry point and
-// loads its inline consolidated metadata, if any.
+// loads its inline consolidated metadata, if any. The document is walked
+// once (meta.TopMember), whatever its size: its members are looked up by
+// their exact names (decoding into a struct would match
+// "Consolidated_Metadata" too).
 func (h *Hierarchy) readV3Consolidated(doc []byte) error {
-	// Members are looked up by their exact names (decoding into a struct
-	// would match "Consolidated_Metadata" too).
-	obj, err := meta.DecodeObject(v3Doc, doc)
+	zf, err := meta.TopMember(v3Doc, doc, "zarr_format")
 	if err != nil {
 		return nil // the root node reports the problem
 	}
 	var s string
-	if json.Unmarshal(obj["zarr_format"], &s) == nil {
+	if json.Unmarshal(zf, &s) == nil {
 		return codec.Unsupportedf("v3 draft hierarchy (zarr_format %q)", s)
 	}
-	var cons map[string]json.RawMessage
-	if json.Unmarshal(obj["consolidated_metadata"], &cons) != nil || cons == nil {
+	cons, err := meta.TopMember(v3Doc, doc, "consolidated_metadata")
+	if err != nil || len(cons) == 0 || cons[0] != '{' {
 		return nil
 	}
 	var kind string
-	if json.Unmarshal(cons["kind"], &kind) != nil || kind != "inline" {
+	if k, err := meta.TopMember(v3Doc, cons, "kind"); err != nil || json.Unmarshal(k, &kind) != nil || kind != "inline" {
 		return nil
 	}
-	metadata, ok := consolidatedDocs(cons["metadata"])
-	if !ok {
+	md, err := meta.TopMember(v3Doc, cons, "metadata")
+	if err != nil || len(md) == 0 || md[0] != '{' {
 		return nil
 	}
-	h.consolidated = map[string]json.RawMessage{}
-	for p, m := range metadata {
-		// A path that is not a valid key ("../x", "/etc", "a//b") names
-		// no node: it is left out, as in .zmetadata.
-		if store.ValidateKey(p) == nil {
-			h.consolidated[store.Join(p, v3Doc)] = m
-		}
+	if c, err := newConsolidated(v3Doc, md, true); err == nil {
+		h.consolidated = c
 	}
 	return nil
 }
 
-// readV2Consolidated loads a .zmetadata document.
+// readV2Consolidated loads a .zmetadata document: walked once, whatever
+// its size, each node's document left in place (newConsolidated).
 func (h *Hierarchy) readV2Consolidated(doc []byte) error {
-	obj, err := meta.DecodeObject(v2Consolidated, doc)
+	md, err := meta.TopMember(v2Consolidated, doc, "metadata")
 	if err != nil {
 		return err
 	}
-	docs, ok := consolidatedDocs(obj["metadata"])
-	if !ok {
+	if len(md) == 0 || md[0] != '{' {
 		return fmt.Errorf("%w: no \"metadata\" object", ErrInvalidMetadata)
 	}
-	h.consolidated = map[string]json.RawMessage{}
-	for k, v := range docs {
-		if store.ValidateKey(k) == nil {
-			h.consolidated[k] = v
-		}
+	c, err := newConsolidated(v2Consolidated, md, false)
+	if err != nil {
+		return err
 	}
+	h.consolidated = c
 	return nil
-}
-
-// consolidatedDocs returns the members of the "metadata" object of
-// consolidated metadata, a member of a document DecodeObject took, as
-// json.Unmarshal decodes them; ok is false when raw is not an object. A
-// large hierarchy's object is read in one pass by DecodeObject, which
-// takes it as encoding/json does unless two names differ only in case
-// ("a/.zarray" and "A/.zarray", two nodes in a store that tells case):
-// then by encoding/json.
-func consolidatedDocs(raw json.RawMessage) (docs map[string]json.RawMessage, ok bool) {
-	if docs, err := meta.DecodeObject(v2Consolidated, raw); err == nil {
-		return docs, true
-	}
-	if err := json.Unmarshal(raw, &docs); err != nil || docs == nil {
-		return nil, false
-	}
-	return docs, true
 }
 
 // Format returns the format detected at the root.
@@ -384,6 +443,10 @@ func (h *Hierarchy) Node(ctx context.Context, path string) (*Node, error) {
 	for {
 		h.mu.Lock()
 		if n, ok := h.nodes[p]; ok {
+			h.mu.Unlock()
+			return n, nil
+		}
+		if n := h.recent.get(p); n != nil {
 			h.mu.Unlock()
 			return n, nil
 		}
@@ -425,8 +488,12 @@ type nodeLoad struct {
 func (h *Hierarchy) loadNode(ctx context.Context, p string, l *nodeLoad) {
 	defer func() {
 		h.mu.Lock()
-		if l.err == nil && l.n != nil {
+		switch {
+		case l.err != nil || l.n == nil:
+		case h.keep(l.n):
 			h.nodes[p] = l.n
+		default:
+			h.recent.add(p, l.n)
 		}
 		delete(h.loading, p)
 		h.mu.Unlock()
@@ -444,12 +511,12 @@ func (h *Hierarchy) loadNode(ctx context.Context, p string, l *nodeLoad) {
 // is the document's modification time when the store told it with the
 // read (see setModTime).
 func (h *Hierarchy) document(ctx context.Context, key string, indent string) (doc []byte, modTime time.Time, fromConsolidated, found bool, err error) {
-	if raw, ok := h.consolidated[key]; ok {
-		var b bytes.Buffer
-		if err := json.Indent(&b, raw, "", indent); err != nil {
+	if raw, ok := h.consolidatedDoc(key); ok {
+		b, err := meta.ConsolidatedDocument(raw, indent)
+		if err != nil {
 			return nil, time.Time{}, true, true, fmt.Errorf("%w: consolidated %s: %v", ErrInvalidMetadata, key, err)
 		}
-		return b.Bytes(), time.Time{}, true, true, nil
+		return b, time.Time{}, true, true, nil
 	}
 	if b, ok := h.prefetched[key]; ok {
 		return b, time.Time{}, false, true, nil
@@ -481,6 +548,15 @@ func (h *Hierarchy) newDocument(name, key string, data []byte, fromConsolidated 
 	return d
 }
 
+// consolidatedDoc returns the document key from consolidated metadata,
+// and whether it has it.
+func (h *Hierarchy) consolidatedDoc(key string) ([]byte, bool) {
+	if h.consolidated == nil {
+		return nil, false
+	}
+	return h.consolidated.doc(key)
+}
+
 // consolidatedNode reports whether consolidated metadata knows the node
 // whose document key is.
 func (h *Hierarchy) consolidatedNode(key string) bool {
@@ -491,12 +567,49 @@ func (h *Hierarchy) consolidatedNode(key string) bool {
 	if i := strings.LastIndexByte(key, '/'); i >= 0 {
 		p = key[:i]
 	}
-	for _, doc := range []string{v3Doc, v2ArrayDoc, v2GroupDoc} {
-		if _, ok := h.consolidated[store.Join(p, doc)]; ok {
-			return true
-		}
+	return h.consolidated.hasNode(p)
+}
+
+// keep reports whether the hierarchy keeps the node n for its life. It
+// keeps every node but the arrays consolidated metadata describes: those
+// are most of a large hierarchy's nodes, and their parsed metadata is
+// many times the size of their documents, which the consolidated
+// metadata holds; such an array is parsed again when asked for after
+// leaving recent, and takes the same id (consolidatedMeta.arrayID), so
+// that its decoded chunks in the cache are still its own.
+func (h *Hierarchy) keep(n *Node) bool {
+	return h.consolidated == nil || h.live || n.Kind != KindArray || n.Path == "" || len(n.Documents) == 0 || n.Documents[0].stored == nil
+}
+
+// recentNodes holds the last recentSize nodes added, by path.
+type recentNodes struct {
+	m     map[string]*Node
+	paths []string // a ring: the next added replaces paths[next]
+	next  int
+}
+
+// recentSize is how many arrays described by consolidated metadata a
+// hierarchy keeps beyond those it keeps for its life: a directory's
+// worth of listing and the reads of its arrays do not parse any twice.
+const recentSize = 1024
+
+func (r *recentNodes) get(p string) *Node { return r.m[p] }
+
+func (r *recentNodes) add(p string, n *Node) {
+	if r.m == nil {
+		r.m = make(map[string]*Node, recentSize)
+		r.paths = make([]string, recentSize)
 	}
-	return false
+	if _, ok := r.m[p]; ok {
+		r.m[p] = n
+		return
+	}
+	if len(r.m) == recentSize { // full: paths[next] is the oldest
+		delete(r.m, r.paths[r.next])
+	}
+	r.paths[r.next] = p
+	r.m[p] = n
+	r.next = (r.next + 1) % recentSize
 }
 
 // load reads the node at p.
@@ -530,6 +643,9 @@ func (h *Hierarchy) load(ctx context.Context, p string) (*Node, error) {
 	}
 	if n.Array != nil {
 		n.Array.bind(h.st, p, h.cache)
+		if !h.keep(n) {
+			n.Array.id = h.consolidated.arrayID(p)
+		}
 		n.Array.live = h.live
 		if n.Array.Err != nil {
 			n.Array.Err = store.Errorf(h.st, n.Array.Err, "array %q", "/"+p)
@@ -598,9 +714,22 @@ func (h *Hierarchy) loadV3(ctx context.Context, p string) (*Node, error) {
 	if !found {
 		return nil, ErrNotExist
 	}
-	n := &Node{Path: p, Kind: KindUnknown, Format: FormatV3, Documents: []Document{h.newDocument(v3Doc, key, doc, fromCons)}}
+	d := h.newDocument(v3Doc, key, doc, fromCons)
+	if p == "" {
+		d = h.rootDocument(v3Doc, key, doc)
+	}
+	n := &Node{Path: p, Kind: KindUnknown, Format: FormatV3, Documents: []Document{d}}
 	if !fromCons {
 		h.setModTime(ctx, n, key, mt)
+	}
+	if p == "" && len(doc) > MaxDocumentSize {
+		// A root whose consolidated metadata makes its document large
+		// (within Options.ConsolidatedLimit): its own members are
+		// parsed, the consolidated ones were read by Open.
+		if doc, err = meta.WithoutMember(v3Doc, doc, "consolidated_metadata"); err != nil {
+			n.Err = err
+			return n, nil
+		}
 	}
 	v, err := meta.ParseV3Node(doc)
 	if v.Kind != 0 {
@@ -685,7 +814,7 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 			if p == "" && h.consolidated != nil {
 				// A root with .zmetadata but no .zgroup: an implicit root group.
 				n.Kind = KindGroup
-				n.Documents = []Document{{Name: v2Consolidated, Data: h.prefetched[v2Consolidated]}}
+				n.Documents = []Document{h.rootDocument(v2Consolidated, v2Consolidated, h.prefetched[v2Consolidated])}
 				return n, nil
 			}
 			return nil, ErrNotExist
@@ -707,7 +836,7 @@ func (h *Hierarchy) loadV2(ctx context.Context, p string) (*Node, error) {
 		}
 	}
 	if zm, ok := h.prefetched[v2Consolidated]; ok && p == "" {
-		n.Documents = append(n.Documents, Document{Name: v2Consolidated, Data: zm})
+		n.Documents = append(n.Documents, h.rootDocument(v2Consolidated, v2Consolidated, zm))
 	}
 	n.Documents = slices.Clip(n.Documents) // an append elsewhere copies
 	if n.Err != nil {
@@ -894,23 +1023,7 @@ func (h *Hierarchy) listChildNames(ctx context.Context, p string) ([]string, err
 	}
 	var names []string
 	if h.consolidated != nil {
-		seen := map[string]bool{}
-		prefix := p
-		if prefix != "" {
-			prefix += "/"
-		}
-		for key := range h.consolidated {
-			rest, ok := strings.CutPrefix(key, prefix)
-			if !ok {
-				continue
-			}
-			name, doc, ok := strings.Cut(rest, "/")
-			if ok && !strings.Contains(doc, "/") && (doc == v3Doc || doc == v2ArrayDoc || doc == v2GroupDoc) && !seen[name] {
-				seen[name] = true
-				names = append(names, name)
-			}
-		}
-		sort.Strings(names)
+		names = h.consolidated.childNames(p)
 	} else {
 		l, ok := h.st.(store.Lister)
 		if !ok {

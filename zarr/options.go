@@ -38,8 +38,15 @@ type Options struct {
 	// the stored chunk is the one decoded, rather than read and decoded
 	// again.
 	Previous *Hierarchy
+	// ConsolidatedLimit bounds the consolidated metadata (.zmetadata, the
+	// v3 root's consolidated_metadata) the hierarchy reads and keeps, in
+	// bytes; 0 means half the chunk cache (of DefaultCacheSize when the
+	// cache is off), and never less than MaxDocumentSize. Consolidated
+	// metadata over it is not used: the store is listed instead.
+	ConsolidatedLimit int64
 	// Logf, when set, is told what the engine decides on its own that a
-	// user should know: a live hierarchy serving a cached chunk whose
-	// revalidation failed (the store down), once per outage.
+	// user should know: a hierarchy falling back from its consolidated
+	// metadata to listing the store; a live hierarchy serving a cached
+	// chunk whose revalidation failed (the store down), once per outage.
 	Logf func(format string, args ...any)
 }

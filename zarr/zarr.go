@@ -97,6 +97,9 @@ func (d Document) Bytes(ctx context.Context) ([]byte, error) {
 type storedDocument struct {
 	st  store.Store
 	key string
+	// limit, when set, is the size limit of the document instead of
+	// MaxDocumentSize (consolidated metadata, Options.ConsolidatedLimit).
+	limit int64
 
 	mu   sync.Mutex
 	data []byte // set once fetched
@@ -108,7 +111,13 @@ func (s *storedDocument) get(ctx context.Context, reserialised []byte) ([]byte, 
 	if s.data != nil {
 		return s.data, nil
 	}
-	b, _, err := getDocument(ctx, s.st, s.key)
+	var b []byte
+	var err error
+	if s.limit > 0 {
+		b, err = getLimited(ctx, s.st, s.key, s.limit)
+	} else {
+		b, _, err = getDocument(ctx, s.st, s.key)
+	}
 	switch {
 	case errors.Is(err, store.ErrNotExist):
 		b = reserialised

@@ -4,6 +4,8 @@
 //	benchdata convert SRC DST zstd|sharded   copy SRC's array "arr" (any format zarrfs reads) to a v3 array DST/arr
 //	benchdata synth DST MIB                  a v3 zstd float32 array DST/arr of about MIB MiB (smooth field plus noise)
 //	benchdata tree DST N                     a v2 hierarchy of N small arrays in groups of 100, each with 8 chunks
+//	benchdata consolidated DST N [bare]      the same hierarchy of metadata only (no chunks), with a .zmetadata as
+//	                                         zarr-python writes it (bare: only the root's .zgroup and .zmetadata)
 //
 // bench/bench.py runs it; see BENCH.md.
 package main
@@ -20,6 +22,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/zarrfs/zarrfs/internal/treegen"
 	"github.com/zarrfs/zarrfs/store/dir"
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -63,8 +66,14 @@ func run(args []string) error {
 			return fmt.Errorf("tree: bad count %q", args[2])
 		}
 		return tree(ctx, args[1], n)
+	case (len(args) == 3 || len(args) == 4 && args[3] == "bare") && args[0] == "consolidated":
+		n, err := strconv.Atoi(args[2])
+		if err != nil || n <= 0 {
+			return fmt.Errorf("consolidated: bad count %q", args[2])
+		}
+		return treegen.Tree{Arrays: n, GroupSize: treeGroup, Documents: len(args) == 3}.Write(args[1])
 	}
-	return fmt.Errorf("usage: benchdata convert SRC DST zstd|sharded | synth DST MIB | tree DST N")
+	return fmt.Errorf("usage: benchdata convert SRC DST zstd|sharded | synth DST MIB | tree DST N | consolidated DST N [bare]")
 }
 
 func zstdSpec() zarr.CodecSpec {

@@ -93,9 +93,10 @@ func (m *mountFlags) setMemoryLimit() {
 // $ZARRFS_CPUPROFILE, when set, until the function it returns is called
 // (make bench's profiles, BENCH.md).
 func startProfile(logger *log.Logger) func() {
+	heap := os.Getenv("ZARRFS_HEAPPROFILE")
 	path := os.Getenv("ZARRFS_CPUPROFILE")
 	if path == "" {
-		return func() {}
+		return func() { writeHeapProfile(logger, heap) }
 	}
 	f, err := os.Create(path)
 	if err == nil {
@@ -108,6 +109,26 @@ func startProfile(logger *log.Logger) func() {
 	return func() {
 		pprof.StopCPUProfile()
 		f.Close()
+		writeHeapProfile(logger, heap)
+	}
+}
+
+// writeHeapProfile writes the heap profile of the mount as it ends to
+// path, when set ($ZARRFS_HEAPPROFILE: what a mount keeps, BENCH.md).
+func writeHeapProfile(logger *log.Logger, path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		runtime.GC()
+		err = pprof.WriteHeapProfile(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		logger.Printf("heap profile: %v", err)
 	}
 }
 

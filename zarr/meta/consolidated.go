@@ -1,0 +1,300 @@
+package meta
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// This file reads consolidated metadata (v2 .zmetadata, the v3 root's
+// inline consolidated_metadata), whose size grows with the hierarchy: a
+// hierarchy of 100,000 arrays has one of tens of megabytes, over
+// MaxDocumentSize, the bound for a single node's document. It is walked
+// once, member by member, and each node's document stays where it is in
+// the one buffer read from the store (a sub-slice, parsed only when the
+// node is opened): no map of copies, no allocation per node.
+
+// ConsolidatedEntry is a member of consolidated metadata's "metadata"
+// object: its name (a store key such as "a/.zarray" in v2, a node path
+// such as "a/b" in v3) and its value, the node's document, a sub-slice of
+// the consolidated document, not checked beyond being JSON (with bare
+// NaN and Infinity, as Python writes them).
+type ConsolidatedEntry struct {
+	Key string
+	Doc []byte
+}
+
+// TopMember returns the value of the member name of the object doc, a
+// sub-slice of doc, or nil when it has none. Unlike DecodeObject it takes
+// a document of any size and makes no copy: it walks the members in one
+// pass, checking each value as JSON (bare NaN and Infinity allowed),
+// and the last of repeated names wins, as with encoding/json.
+func TopMember(docName string, doc []byte, name string) ([]byte, error) {
+	var v []byte
+	err := walkObject(docName, doc, func(n []byte, escaped bool, value []byte) {
+		if !escaped && string(n) == name || escaped && unescapedName(n) == name {
+			v = value
+		}
+	})
+	return v, err
+}
+
+// ConsolidatedEntries walks obj, the value of consolidated metadata's
+// "metadata" member, and returns its members sorted by Key (for
+// repeated keys, the last). Each Doc is a sub-slice of obj; the keys are
+// substrings of one string: the allocations do not grow with the number
+// of members but for the list itself.
+func ConsolidatedEntries(docName string, obj []byte) ([]ConsolidatedEntry, error) {
+	type span struct{ at, n int } // a key in names
+	var (
+		names []byte
+		spans []span
+		docs  [][]byte
+	)
+	err := walkObject(docName, obj, func(n []byte, escaped bool, value []byte) {
+		if escaped {
+			n = []byte(unescapedName(n))
+		}
+		spans = append(spans, span{len(names), len(n)})
+		names = append(names, n...)
+		docs = append(docs, value)
+	})
+	if err != nil {
+		return nil, err
+	}
+	all := string(names) // one string: every key is a substring of it
+	entries := make([]ConsolidatedEntry, len(spans))
+	for i, s := range spans {
+		entries[i] = ConsolidatedEntry{Key: all[s.at : s.at+s.n], Doc: docs[i]}
+	}
+	byKey := func(a, b ConsolidatedEntry) int { return strings.Compare(a.Key, b.Key) }
+	if !slices.IsSortedFunc(entries, byKey) {
+		slices.SortStableFunc(entries, byKey)
+	}
+	// Repeated keys: the last (sorting was stable) wins.
+	out := entries[:0]
+	for i, e := range entries {
+		if i+1 < len(entries) && entries[i+1].Key == e.Key {
+			continue
+		}
+		out = append(out, e)
+	}
+	clear(entries[len(out):])
+	return slices.Clip(out), nil
+}
+
+// FindConsolidated returns the document of key among entries (sorted, as
+// ConsolidatedEntries returns them), or nil.
+func FindConsolidated(entries []ConsolidatedEntry, key string) []byte {
+	i, ok := slices.BinarySearchFunc(entries, key, func(e ConsolidatedEntry, k string) int { return cmp.Compare(e.Key, k) })
+	if !ok {
+		return nil
+	}
+	return entries[i].Doc
+}
+
+// walkObject calls fn for each member of the JSON object doc (white
+// space around it allowed): its name as it stands between the quotes
+// (escaped tells whether it holds an escape or a byte beyond ASCII, for
+// unescapedName), and its value, sub-slices of doc. It refuses, with
+// ErrInvalidMetadata, anything that is not one JSON object.
+func walkObject(docName string, doc []byte, fn func(name []byte, escaped bool, value []byte)) error {
+	bad := func(i int, what string) error {
+		return fmt.Errorf("%w: %s is not a JSON object: %s at byte %d", ErrInvalidMetadata, docName, what, i)
+	}
+	i := skipSpace(doc, 0)
+	if i >= len(doc) || doc[i] != '{' {
+		return bad(i, "no object")
+	}
+	i = skipSpace(doc, i+1)
+	if i < len(doc) && doc[i] == '}' {
+		if skipSpace(doc, i+1) != len(doc) {
+			return bad(i+1, "data after the object")
+		}
+		return nil
+	}
+	for {
+		end, plain, ok := scanString(doc, i)
+		if !ok {
+			return bad(i, "bad member name")
+		}
+		name := doc[i+1 : end-1]
+		if i = skipSpace(doc, end); i >= len(doc) || doc[i] != ':' {
+			return bad(i, "no colon")
+		}
+		start := skipSpace(doc, i+1)
+		if i, ok = skipValue(doc, start, 1); !ok {
+			return bad(i, "bad value")
+		}
+		fn(name, !plain, doc[start:i:i])
+		if i = skipSpace(doc, i); i >= len(doc) {
+			return bad(i, "unterminated object")
+		}
+		switch doc[i] {
+		case '}':
+			if skipSpace(doc, i+1) != len(doc) {
+				return bad(i+1, "data after the object")
+			}
+			return nil
+		case ',':
+			i = skipSpace(doc, i+1)
+		default:
+			return bad(i, "no comma")
+		}
+	}
+}
+
+// unescapedName returns the member name n (as it stands between its
+// quotes, checked by scanString) as encoding/json decodes it.
+func unescapedName(n []byte) string {
+	var s string
+	q := make([]byte, 0, len(n)+2)
+	q = append(append(append(q, '"'), n...), '"')
+	if json.Unmarshal(q, &s) != nil {
+		return string(bytes.ToValidUTF8(n, []byte("\uFFFD")))
+	}
+	return s
+}
+
+// ConsolidatedDocument returns the document doc, a value of consolidated
+// metadata, as a node's document shown in a mount: indented with indent,
+// bare NaN and Infinity as strings (as DecodeObject reads them).
+func ConsolidatedDocument(doc []byte, indent string) ([]byte, error) {
+	var b bytes.Buffer
+	if err := json.Indent(&b, pythonJSON(doc), "", indent); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// skipValue checks the JSON value at doc[i] (not white space), the
+// depth-th nested, and returns the index just after it. It takes bare
+// NaN, Infinity and -Infinity, as Python writes them, and any string
+// (scanString); nesting beyond maxScanDepth is refused.
+func skipValue(doc []byte, i, depth int) (int, bool) {
+	if i >= len(doc) || depth > maxScanDepth {
+		return i, false
+	}
+	switch c := doc[i]; {
+	case c == '{' || c == '[':
+		return skipContainer(doc, i, depth)
+	case c == '"':
+		end, _, ok := scanString(doc, i)
+		return end, ok
+	case c == '-' && i+1 < len(doc) && doc[i+1] == 'I':
+		return literal(doc, i, "-Infinity")
+	case c == '-' || c >= '0' && c <= '9':
+		var s scanner
+		s.doc = doc
+		return s.number(i)
+	case c == 't':
+		return literal(doc, i, "true")
+	case c == 'f':
+		return literal(doc, i, "false")
+	case c == 'n':
+		return literal(doc, i, "null")
+	case c == 'N':
+		return literal(doc, i, "NaN")
+	case c == 'I':
+		return literal(doc, i, "Infinity")
+	}
+	return i, false
+}
+
+// skipContainer checks the object or list at doc[i] for skipValue.
+func skipContainer(doc []byte, i, depth int) (int, bool) {
+	closing, object := byte(']'), doc[i] == '{'
+	if object {
+		closing = '}'
+	}
+	i = skipSpace(doc, i+1)
+	if i < len(doc) && doc[i] == closing {
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if object {
+			if i, _, ok = scanString(doc, i); !ok {
+				return i, false
+			}
+			if i = skipSpace(doc, i); i >= len(doc) || doc[i] != ':' {
+				return i, false
+			}
+			i = skipSpace(doc, i+1)
+		}
+		if i, ok = skipValue(doc, i, depth+1); !ok {
+			return i, false
+		}
+		if i = skipSpace(doc, i); i >= len(doc) {
+			return i, false
+		}
+		switch doc[i] {
+		case closing:
+			return i + 1, true
+		case ',':
+			i = skipSpace(doc, i+1)
+		default:
+			return i, false
+		}
+	}
+}
+
+// WithoutMember returns the object doc without its member name (a new
+// document, compact), for a document too large to keep whose other
+// members are small: a v3 root zarr.json without its consolidated
+// metadata.
+func WithoutMember(docName string, doc []byte, name string) ([]byte, error) {
+	out := []byte{'{'}
+	err := walkObject(docName, doc, func(n []byte, escaped bool, value []byte) {
+		if !escaped && string(n) == name || escaped && unescapedName(n) == name {
+			return
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(append(out, '"'), n...), '"', ':'), value...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '}'), nil
+}
+
+// CompactInPlace removes the white space outside strings from the JSON
+// document doc, in place, and returns the shorter document (a prefix of
+// doc's memory): consolidated metadata as zarr-python writes it, indented
+// by 4 at three levels, is about half white space, which a hierarchy
+// would otherwise keep for its life. doc must be the caller's own.
+func CompactInPlace(doc []byte) []byte {
+	w := 0
+	for r := 0; r < len(doc); r++ {
+		c := doc[r]
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '"':
+			// Copy the string whole, escapes and all.
+			doc[w] = c
+			w++
+			for r++; r < len(doc); r++ {
+				c = doc[r]
+				doc[w] = c
+				w++
+				if c == '\\' && r+1 < len(doc) {
+					r++
+					doc[w] = doc[r]
+					w++
+				} else if c == '"' {
+					break
+				}
+			}
+			continue
+		}
+		doc[w] = c
+		w++
+	}
+	return doc[:w]
+}
