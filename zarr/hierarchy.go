@@ -56,7 +56,7 @@ type Hierarchy struct {
 	// recent holds the arrays loaded last that consolidated metadata
 	// describes, which nodes does not keep: such an array is parsed
 	// again from its document when asked for after (see keep).
-	recent recentNodes
+	recent  recentNodes
 	loading map[string]*nodeLoad // loads under way, by path
 	names   map[string][]string  // child names of the groups listed, by path
 	// naming: the listings of child names under way, by path; closed
