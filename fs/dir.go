@@ -165,6 +165,11 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 		} else if err != nil {
 			return l, err
 		}
+		if d.m.stats.on() {
+			// Readers stat what they list (ls -l): the sizes of the
+			// children's documents are asked for next.
+			l.v.h.FetchStored(ctx, children)
+		}
 	}
 	files := l.v.views.Files(node, children)
 	es = make([]entry, 0, len(files)+len(children))

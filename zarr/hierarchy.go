@@ -868,7 +868,6 @@ func (h *Hierarchy) Children(ctx context.Context, path string) ([]*Node, error) 
 	if err != nil || !h.remote {
 		return out, err
 	}
-	h.fetchStored(ctx, out)
 	// A reader walking the tree lists the child groups next: load their
 	// children now, in the background, a level ahead (each group once).
 	h.mu.Lock()
@@ -893,14 +892,19 @@ func (h *Hierarchy) Children(ctx context.Context, path string) ([]*Node, error) 
 	return out, nil
 }
 
-// fetchStored fetches, in the background and all at once (within the
-// store's requests in flight), what the store holds under the documents
-// of nodes that consolidated metadata described: a reader listing a group
-// lists its children's directories next, whose documents' sizes are those
-// of the stored bytes (Document.Bytes), each a round trip that would
-// otherwise come one at a time. Only the children of the group listed:
-// a level further would be a request per document of the hierarchy.
-func (h *Hierarchy) fetchStored(ctx context.Context, nodes []*Node) {
+// FetchStored fetches, in the background and all at once (within the
+// store's requests in flight), what a remote store holds under the
+// documents of nodes that consolidated metadata described: a reader
+// listing a group and statting what it lists (ls -l) lists its children's
+// directories next, whose documents' sizes are those of the stored bytes
+// (Document.Bytes), each a round trip that would otherwise come one at a
+// time. The caller says when (fs: when readers stat what they list): a
+// reader that only lists (find) needs none of them, and a hierarchy of
+// 100,000 arrays is listed from its consolidated metadata alone.
+func (h *Hierarchy) FetchStored(ctx context.Context, nodes []*Node) {
+	if !h.remote {
+		return
+	}
 	var docs []Document
 	for _, n := range nodes {
 		for _, d := range n.Documents {

@@ -245,7 +245,7 @@ func TestRemoteHierarchyListingSparesMissingDocuments(t *testing.T) {
 }
 
 // Listing a group of a remote hierarchy with consolidated metadata
-// fetches what the store holds under its children's documents (the bytes
+// reads nothing; FetchStored then fetches what the store holds under its children's documents (the bytes
 // their files show) all at once, in the background: each of those reads
 // waits until all have started, and each is read once, nothing else.
 func TestRemoteHierarchyFetchesStoredDocumentsAtOnce(t *testing.T) {
@@ -301,6 +301,10 @@ func TestRemoteHierarchyFetchesStoredDocumentsAtOnce(t *testing.T) {
 	if err != nil || len(kids) != 4 {
 		t.Fatalf("g0: %d children, %v", len(kids), err)
 	}
+	if gets, _ := st.counts(); len(gets) != 0 {
+		t.Errorf("listing g0 read %v; want nothing (FetchStored is asked for)", gets)
+	}
+	h.FetchStored(ctx, kids)
 	for _, k := range kids {
 		for _, d := range k.Documents {
 			b, err := d.Bytes(ctx) // waits for the fetch under way

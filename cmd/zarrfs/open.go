@@ -50,6 +50,10 @@ func openHierarchy(ctx context.Context, spec string, sf *storeFlags, opts zarr.O
 	if err != nil {
 		return nil, err
 	}
+	if opts.Logf == nil {
+		// The one line saying consolidated metadata is over its limit.
+		opts.Logf = sf.options().Logf
+	}
 	o := &opened{spec: spec, st: st, opts: opts}
 	_, isRepo := st.(*icechunk.Tree)
 	if !isRepo && sf != nil && sf.ref != "" {
