@@ -31,15 +31,36 @@ type dirNode struct {
 	m *mountFS
 
 	mu sync.Mutex
-	l  listing
-	// path, kind and mtime are the node's, kept when the listing is
-	// dropped (drop): what attr and a listing made again need.
+	// l is the directory's listing, nil once dropped (drop); v is the
+	// view of the hierarchy it was made from. A large hierarchy has
+	// many directories: their nodes hold little else.
+	l *listing
+	v *snapshot
+	// path, kind and mtime (UnixNano, 0 for none) are the node's, kept
+	// when the listing is dropped: what attr and a listing made again
+	// need.
 	path  string
+	mtime int64
 	kind  zarr.Kind
-	mtime time.Time
 	// read says a reader has read a listing of the directory to its
 	// end: listAhead has nothing to do for it.
 	read bool
+}
+
+// unixNano returns t as dirNode.mtime keeps it.
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// modTime returns the node's modification time (zero when unknown).
+func (d *dirNode) modTime() time.Time {
+	if d.mtime == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, d.mtime)
 }
 
 // listing is what a directory shows, from one view of the hierarchy.
@@ -60,7 +81,7 @@ type listing struct {
 }
 
 func newDirNode(m *mountFS, v *snapshot, n *zarr.Node) *dirNode {
-	return &dirNode{m: m, l: listing{v: v, node: n}, path: n.Path, kind: n.Kind, mtime: n.ModTime}
+	return &dirNode{m: m, l: &listing{v: v, node: n}, v: v, path: n.Path, kind: n.Kind, mtime: unixNano(n.ModTime)}
 }
 
 var (
@@ -97,28 +118,32 @@ func (d *dirNode) current(ctx context.Context) (listing, error) {
 
 func (d *dirNode) currentLocked(ctx context.Context) (listing, error) {
 	v := d.m.snaps.current(ctx)
-	if v == d.l.v && d.l.node != nil {
-		return d.l, nil
+	if d.l != nil && v == d.l.v && d.l.node != nil {
+		return *d.l, nil
 	}
 	n, err := v.h.Node(ctx, d.path)
 	if err != nil {
 		return listing{}, err
 	}
-	d.kind, d.mtime = n.Kind, n.ModTime
-	if v == d.l.v {
+	d.kind, d.mtime = n.Kind, unixNano(n.ModTime)
+	if v == d.v {
 		// The listing was dropped: the node is parsed again (zarr's
 		// Hierarchy keeps few of the arrays consolidated metadata
 		// describes), the child inodes stay.
-		d.l = listing{v: v, node: n, dirents: d.l.dirents}
-		return d.l, nil
+		l := &listing{v: v, node: n}
+		if d.l != nil {
+			l.dirents = d.l.dirents
+		}
+		d.l = l
+		return *l, nil
 	}
-	d.l = listing{v: v, node: n}
+	d.v, d.l = v, &listing{v: v, node: n}
 	for name, ch := range d.Children() {
 		if _, dir := ch.Operations().(*dirNode); !dir {
 			d.RmChild(name)
 		}
 	}
-	return d.l, nil
+	return *d.l, nil
 }
 
 // list returns the node's directory entries: its files (view.Files: its documents, then for an
@@ -184,7 +209,7 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 	for i, e := range es {
 		l.dirents[i] = fuse.DirEntry{Name: e.name, Mode: entryMode(e), Ino: ino(node.Path, e.name), Off: uint64(i + 1)}
 	}
-	d.l = l
+	d.l = &l
 	return l, nil
 }
 
@@ -202,14 +227,14 @@ func (d *dirNode) drop(l listing) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.read = true
-	if d.l.v != l.v || len(d.l.dirents) == 0 || &d.l.dirents[0] != &l.dirents[0] || d.l.entries == nil {
+	if d.l == nil || d.l.v != l.v || len(d.l.dirents) == 0 || &d.l.dirents[0] != &l.dirents[0] || d.l.entries == nil {
 		return
 	}
-	kept := listing{v: d.l.v}
-	if d.kind != zarr.KindArray {
-		kept.dirents = d.l.dirents
+	if d.kind == zarr.KindArray {
+		d.l = nil
+	} else {
+		d.l = &listing{v: d.l.v, dirents: d.l.dirents}
 	}
-	d.l = kept
 }
 
 // find returns the place of name in the listing's entries, or -1.
@@ -226,7 +251,7 @@ func (l *listing) find(name string) int {
 // newChild builds the node of entry e of listing l.
 func (d *dirNode) newChild(l listing, e entry) attrNode {
 	if e.file != nil {
-		return &fileNode{m: d.m, f: e.file, mtime: d.mtime}
+		return &fileNode{m: d.m, f: e.file, mtime: d.modTime()}
 	}
 	return newDirNode(d.m, l.v, e.child)
 }
@@ -347,7 +372,10 @@ func (d *dirNode) walkNext(l listing) *dirNode {
 		return nil
 	}
 	pd.mu.Lock()
-	des := pd.l.dirents
+	var des []fuse.DirEntry
+	if pd.l != nil {
+		des = pd.l.dirents
+	}
 	pd.mu.Unlock()
 	i := slices.IndexFunc(des, func(e fuse.DirEntry) bool { return e.Name == name })
 	if i < 0 {
@@ -468,7 +496,7 @@ func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 // parent is listed, and find(1) reads 1 as "do not count on it".
 func (d *dirNode) attr(_ context.Context, out *fuse.Attr) {
 	d.mu.Lock()
-	kind, mtime := d.kind, d.mtime
+	kind, mtime := d.kind, d.modTime()
 	d.mu.Unlock()
 	nlink := uint32(1)
 	if kind == zarr.KindArray {
