@@ -20,7 +20,7 @@ STRESS_DURATION ?= 60s
 FSX_OPS         ?= 300000
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps lint test race-integration demo screenshot bench bench-layouts bench-remote fuzz-short fuzz stress race clean docs install uninstall deb
+.PHONY: all build deps lint test race-integration demo screenshot bench bench-hierarchy bench-layouts bench-remote fuzz-short fuzz stress race clean docs install uninstall deb
 
 all: build
 
@@ -167,6 +167,15 @@ bench-remote: build
 	$(GO) build -o bin/benchdata ./bench/benchdata
 	$(GO) build -o bin/farstore ./bench/farstore
 	/usr/bin/python3 bench/remote.py
+
+# bench-hierarchy: mounting and listing hierarchies of 10,000, 100,000 and
+# 1,000,000 arrays with consolidated metadata (issue 42): the time to mount,
+# find against bench/findfloor, the daemon's peak RSS (bench/hierarchy.py,
+# BENCH.md). BENCH_HIER_SIZES chooses the sizes, BENCH_DIR places the data.
+bench-hierarchy: build
+	$(GO) build -o bin/benchdata ./bench/benchdata
+	$(GO) build -o bin/findfloor ./bench/findfloor
+	/usr/bin/python3 bench/hierarchy.py
 
 # bench-layouts: zarr-python's default chunks, small and large chunks, and
 # unquantised data, against zarr-python (bench/layouts.py, BENCH.md).

@@ -281,7 +281,7 @@ func (d *dirNode) lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 		return nil, d.m.log.errno(err)
 	}
 	if ch := d.GetChild(name); ch != nil {
-		if sub, ok := ch.Operations().(*dirNode); ok {
+		if sub, ok := ch.Operations().(*dirNode); ok && d.m.snaps.ttl > 0 {
 			if _, err := sub.current(ctx); errors.Is(err, zarr.ErrNotExist) {
 				d.RmChild(name) // gone from a live store
 				return nil, syscall.ENOENT
@@ -507,8 +507,12 @@ func (d *dirNode) attr(_ context.Context, out *fuse.Attr) {
 
 // Getattr reports the directory's attributes.
 func (d *dirNode) Getattr(ctx context.Context, _ gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	if _, err := d.current(ctx); err != nil {
-		return d.m.log.errno(err)
+	// Only a live mount's view changes; on any other, a directory whose
+	// listing was dropped answers without loading its node again.
+	if d.m.snaps.ttl > 0 {
+		if _, err := d.current(ctx); err != nil {
+			return d.m.log.errno(err)
+		}
 	}
 	d.attr(ctx, &out.Attr)
 	return 0

@@ -254,3 +254,24 @@ func TestRemoteLargeConsolidated(t *testing.T) {
 	}
 	var _ store.Store = st
 }
+
+// BenchmarkOpenLargeConsolidated measures opening the 100,000-array
+// hierarchy of issue 42 from a memory store (the .zmetadata read,
+// compacted and walked), and listing the root: what a mount waits for
+// before it answers.
+func BenchmarkOpenLargeConsolidated(b *testing.B) {
+	ctx := context.Background()
+	st := memory.New()
+	st.Set(ctx, ".zmetadata", largeZmetadata())
+	st.Set(ctx, ".zgroup", []byte(treegen.GroupDoc))
+	b.ReportAllocs()
+	for b.Loop() {
+		h, err := Open(ctx, st, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := h.Children(ctx, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
