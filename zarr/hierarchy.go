@@ -56,7 +56,10 @@ type Hierarchy struct {
 	// recent holds the arrays loaded last that consolidated metadata
 	// describes, which nodes does not keep: such an array is parsed
 	// again from its document when asked for after (see keep).
-	recent  recentNodes
+	recent recentNodes
+	// ids holds the ids of the arrays of a store without consolidated
+	// metadata that are not kept (see arrayID).
+	ids     map[string]uint64
 	loading map[string]*nodeLoad // loads under way, by path
 	names   map[string][]string  // child names of the groups listed, by path
 	// naming: the listings of child names under way, by path; closed
@@ -571,14 +574,41 @@ func (h *Hierarchy) consolidatedNode(key string) bool {
 }
 
 // keep reports whether the hierarchy keeps the node n for its life. It
-// keeps every node but the arrays consolidated metadata describes: those
-// are most of a large hierarchy's nodes, and their parsed metadata is
-// many times the size of their documents, which the consolidated
-// metadata holds; such an array is parsed again when asked for after
-// leaving recent, and takes the same id (consolidatedMeta.arrayID), so
-// that its decoded chunks in the cache are still its own.
+// keeps groups, the root and broken arrays, and every node of a live
+// hierarchy, but not the arrays consolidated metadata describes, nor
+// those of a store close by (not Options.Remote): arrays are most of a
+// large hierarchy's nodes, and their parsed metadata is many times the
+// size of their documents, which the consolidated metadata holds or the
+// store gives again at the cost of a file's read. Such an array is
+// loaded again when asked for after leaving recent, and takes the same
+// id (arrayID), so that its decoded chunks in the cache are still its
+// own. A remote store's documents would cost a round trip each.
 func (h *Hierarchy) keep(n *Node) bool {
-	return h.consolidated == nil || h.live || n.Kind != KindArray || n.Path == "" || len(n.Documents) == 0 || n.Documents[0].stored == nil
+	if h.live || n.Kind != KindArray || n.Path == "" || n.Array == nil {
+		return true
+	}
+	if h.consolidated != nil {
+		return len(n.Documents) == 0 || n.Documents[0].stored == nil
+	}
+	return h.remote
+}
+
+// arrayID returns the id of the array a at p, which the hierarchy does
+// not keep (keep): the same whenever it is loaded.
+func (h *Hierarchy) arrayID(p string, a *Array) uint64 {
+	if h.consolidated != nil {
+		return h.consolidated.arrayID(p)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if id, ok := h.ids[p]; ok {
+		return id
+	}
+	if h.ids == nil {
+		h.ids = map[string]uint64{}
+	}
+	h.ids[p] = a.id
+	return a.id
 }
 
 // recentNodes holds the last recentSize nodes added, by path.
@@ -644,7 +674,7 @@ func (h *Hierarchy) load(ctx context.Context, p string) (*Node, error) {
 	if n.Array != nil {
 		n.Array.bind(h.st, p, h.cache)
 		if !h.keep(n) {
-			n.Array.id = h.consolidated.arrayID(p)
+			n.Array.id = h.arrayID(p, n.Array)
 		}
 		n.Array.live = h.live
 		if n.Array.Err != nil {
