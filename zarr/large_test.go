@@ -141,6 +141,19 @@ func TestConsolidatedOverLimit(t *testing.T) {
 	if err != nil || len(kids) != 50 || kids[49].Array == nil {
 		t.Fatalf("%s: %d children, %v", groups[4].Path, len(kids), err)
 	}
+	// A store close by: its arrays are not kept either, and are loaded
+	// again under the same id.
+	h.mu.Lock()
+	kept := len(h.nodes)
+	h.recent = recentNodes{}
+	h.mu.Unlock()
+	if kept != 1+tree.Groups() {
+		t.Errorf("the hierarchy keeps %d nodes, want the %d groups", kept, 1+tree.Groups())
+	}
+	again, err := h.Node(ctx, kids[49].Path)
+	if err != nil || again == kids[49] || again.Array.id != kids[49].Array.id {
+		t.Errorf("%s loaded again: same node %v, ids %d and %d, %v", kids[49].Path, again == kids[49], kids[49].Array.id, again.Array.id, err)
+	}
 	// Without the documents, the store shows only its root group.
 	bare := t.TempDir()
 	if err := (treegen.Tree{Arrays: 250}).Write(bare); err != nil {
