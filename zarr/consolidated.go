@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -37,8 +38,8 @@ type consolidatedMeta struct {
 
 // newConsolidated indexes the members of the "metadata" object obj of
 // consolidated metadata read from the document docName.
-func newConsolidated(docName string, obj []byte, v3 bool) (*consolidatedMeta, error) {
-	entries, err := meta.ConsolidatedEntries(docName, obj)
+func newConsolidated(docName string, obj []byte, v3 bool, limit int64) (*consolidatedMeta, error) {
+	entries, err := meta.ConsolidatedEntries(docName, obj, int(min(limit/entryCost, math.MaxInt32)))
 	if err != nil {
 		return nil, err
 	}
@@ -158,6 +159,12 @@ func sortedUnique(names []string) []string {
 	}
 	return names
 }
+
+// entryCost is about what indexing one member of consolidated metadata
+// costs while it is walked (meta.ConsolidatedEntries): a document within
+// the limit has at most limit / entryCost members, so that a hostile one
+// of tiny members cannot make the index many times its size.
+const entryCost = 64
 
 // DefaultConsolidatedShare is the share of the chunk cache's size that
 // consolidated metadata may take when Options.ConsolidatedLimit is 0.

@@ -235,7 +235,9 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		if v3Listed {
 			return h, nil // consolidated metadata over the limit: listed
 		}
-		if err := h.readV3Consolidated(doc); err != nil {
+		if err := h.readV3Consolidated(doc, limit); errors.Is(err, meta.ErrTooManyMembers) {
+			logf("%s: %s: %v: listing the store instead", st, v3Doc, err)
+		} else if err != nil {
 			return nil, store.Errorf(st, err, "")
 		}
 		return h, nil
@@ -249,8 +251,12 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		return nil, err
 	} else if ok {
 		h.format = FormatV2
-		if h.readV2Consolidated(doc) == nil {
+		err := h.readV2Consolidated(doc, limit)
+		if err == nil {
 			return h, nil
+		}
+		if errors.Is(err, meta.ErrTooManyMembers) {
+			logf("%s: %v: listing the store instead", st, err)
 		}
 		// Broken consolidated metadata: read the documents themselves
 		// (the root still shows .zmetadata as stored).
@@ -388,7 +394,7 @@ func v3RootWithoutConsolidated(ctx context.Context, st store.Store, limit int64)
 // once (meta.TopMember), whatever its size: its members are looked up by
 // their exact names (decoding into a struct would match
 // "Consolidated_Metadata" too).
-func (h *Hierarchy) readV3Consolidated(doc []byte) error {
+func (h *Hierarchy) readV3Consolidated(doc []byte, limit int64) error {
 	zf, err := meta.TopMember(v3Doc, doc, "zarr_format")
 	if err != nil {
 		return nil // the root node reports the problem
@@ -409,15 +415,17 @@ func (h *Hierarchy) readV3Consolidated(doc []byte) error {
 	if err != nil || len(md) == 0 || md[0] != '{' {
 		return nil
 	}
-	if c, err := newConsolidated(v3Doc, md, true); err == nil {
-		h.consolidated = c
+	c, err := newConsolidated(v3Doc, md, true, limit)
+	if errors.Is(err, meta.ErrTooManyMembers) {
+		return err
 	}
+	h.consolidated = c // nil when it is broken: the store is listed
 	return nil
 }
 
 // readV2Consolidated loads a .zmetadata document: walked once, whatever
 // its size, each node's document left in place (newConsolidated).
-func (h *Hierarchy) readV2Consolidated(doc []byte) error {
+func (h *Hierarchy) readV2Consolidated(doc []byte, limit int64) error {
 	md, err := meta.TopMember(v2Consolidated, doc, "metadata")
 	if err != nil {
 		return err
@@ -425,7 +433,7 @@ func (h *Hierarchy) readV2Consolidated(doc []byte) error {
 	if len(md) == 0 || md[0] != '{' {
 		return fmt.Errorf("%w: no \"metadata\" object", ErrInvalidMetadata)
 	}
-	c, err := newConsolidated(v2Consolidated, md, false)
+	c, err := newConsolidated(v2Consolidated, md, false, limit)
 	if err != nil {
 		return err
 	}

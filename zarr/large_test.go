@@ -288,3 +288,29 @@ func BenchmarkOpenLargeConsolidated(b *testing.B) {
 		}
 	}
 }
+
+// Consolidated metadata of many tiny members, within the size limit but
+// whose index would be many times its size, is not used either.
+func TestConsolidatedTooManyMembers(t *testing.T) {
+	ctx := context.Background()
+	var b bytes.Buffer
+	b.WriteString(`{"zarr_consolidated_format": 1, "metadata": {".zgroup": {"zarr_format": 2}`)
+	for i := range 5000 {
+		fmt.Fprintf(&b, `, "%d/.zattrs": {}`, i)
+	}
+	b.WriteString(`}}`)
+	st := memory.New()
+	st.Set(ctx, ".zmetadata", b.Bytes())
+	st.Set(ctx, ".zgroup", []byte(treegen.GroupDoc))
+	var lines []string
+	h, err := Open(ctx, st, Options{ConsolidatedLimit: 100000, Logf: func(f string, a ...any) { lines = append(lines, fmt.Sprintf(f, a...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], "too many members") || h.consolidated != nil {
+		t.Errorf("logged %q, consolidated %v; want one line, listed", lines, h.consolidated != nil)
+	}
+	if h, err = Open(ctx, st, Options{ConsolidatedLimit: 1 << 20}); err != nil || h.consolidated == nil {
+		t.Errorf("within the limit: %v, consolidated %v", err, h != nil && h.consolidated != nil)
+	}
+}

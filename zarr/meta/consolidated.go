@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -42,12 +43,18 @@ func TopMember(docName string, doc []byte, name string) ([]byte, error) {
 	return v, err
 }
 
+// ErrTooManyMembers is the error of ConsolidatedEntries for an object
+// with more members than it was allowed.
+var ErrTooManyMembers = errors.New("too many members")
+
 // ConsolidatedEntries walks obj, the value of consolidated metadata's
 // "metadata" member, and returns its members sorted by Key (for
 // repeated keys, the last). Each Doc is a sub-slice of obj; the keys are
 // substrings of one string: the allocations do not grow with the number
-// of members but for the list itself.
-func ConsolidatedEntries(docName string, obj []byte) ([]ConsolidatedEntry, error) {
+// of members but for the list itself. An object of more than max members
+// (when max > 0) is refused with ErrTooManyMembers: the list costs some
+// 40 bytes a member, whatever its size (`"a":0,` is 6 bytes).
+func ConsolidatedEntries(docName string, obj []byte, max int) ([]ConsolidatedEntry, error) {
 	type span struct{ at, n int } // a key in names
 	var (
 		names []byte
@@ -55,6 +62,9 @@ func ConsolidatedEntries(docName string, obj []byte) ([]ConsolidatedEntry, error
 		docs  [][]byte
 	)
 	err := walkObject(docName, obj, func(n []byte, escaped bool, value []byte) {
+		if max > 0 && len(spans) > max {
+			return // refused below
+		}
 		if escaped {
 			n = []byte(unescapedName(n))
 		}
@@ -64,6 +74,9 @@ func ConsolidatedEntries(docName string, obj []byte) ([]ConsolidatedEntry, error
 	})
 	if err != nil {
 		return nil, err
+	}
+	if max > 0 && len(spans) > max {
+		return nil, fmt.Errorf("%w: %s: %w (over %d)", ErrInvalidMetadata, docName, ErrTooManyMembers, max)
 	}
 	all := string(names) // one string: every key is a substring of it
 	entries := make([]ConsolidatedEntry, len(spans))

@@ -31,7 +31,7 @@ func TestConsolidatedEntries(t *testing.T) {
 		{"too deep", `{"a": ` + strings.Repeat("[", maxScanDepth+2) + strings.Repeat("]", maxScanDepth+2) + `}`, nil, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			es, err := ConsolidatedEntries("test", []byte(c.obj))
+			es, err := ConsolidatedEntries("test", []byte(c.obj), 0)
 			if c.err {
 				if !errors.Is(err, ErrInvalidMetadata) {
 					t.Fatalf("err = %v, want ErrInvalidMetadata", err)
@@ -92,7 +92,7 @@ func TestConsolidatedEntriesLarge(t *testing.T) {
 	}
 	var es []ConsolidatedEntry
 	var err error
-	allocs := testing.AllocsPerRun(2, func() { es, err = ConsolidatedEntries("big", obj) })
+	allocs := testing.AllocsPerRun(2, func() { es, err = ConsolidatedEntries("big", obj, 0) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,6 +120,12 @@ func TestConsolidatedEntriesLarge(t *testing.T) {
 	}
 	if d := FindConsolidated(es, "g0400/a007/.zattrs"); d != nil {
 		t.Errorf("FindConsolidated of a missing key: %q", d)
+	}
+	if _, err := ConsolidatedEntries("big", obj, n-1); !errors.Is(err, ErrTooManyMembers) {
+		t.Errorf("%d members allowed %d: %v, want ErrTooManyMembers", n, n-1, err)
+	}
+	if es, err := ConsolidatedEntries("big", obj, n); err != nil || len(es) != n {
+		t.Errorf("%d members allowed %d: %d, %v", n, n, len(es), err)
 	}
 }
 
@@ -157,7 +163,7 @@ func FuzzConsolidatedEntries(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, obj []byte) {
-		es, err := ConsolidatedEntries("fuzz", obj)
+		es, err := ConsolidatedEntries("fuzz", obj, 0)
 		if err != nil {
 			return
 		}
