@@ -380,11 +380,11 @@ func getDocument(ctx context.Context, st store.Store, key string) ([]byte, time.
 func v3RootWithoutConsolidated(ctx context.Context, st store.Store, limit int64) ([]byte, error) {
 	b, err := getLimited(ctx, st, v3Doc, 4*limit)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", st, err)
+		return nil, store.Errorf(st, err, "")
 	}
 	doc, err := meta.WithoutMember(v3Doc, b, "consolidated_metadata")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", st, err)
+		return nil, store.Errorf(st, err, "")
 	}
 	return doc, nil
 }
