@@ -204,11 +204,8 @@ func enviHeader(n *zarr.Node, t elemType, coords []*coordinate) []byte {
 		"\nbands = " + strconv.FormatInt(bands, 10) + "\n")
 	b.WriteString("header offset = 0\nfile type = ENVI Standard\ndata type = " + strconv.Itoa(code) +
 		"\ninterleave = bsq\nbyte order = 0\n")
-	// A bool's fill (false) is a value, not a mark of missing data.
-	if fill := a.Fill(); fill != nil && t.numeric() && t.kind != 'b' {
-		if v, s := t.value(fill); !math.IsNaN(v) && !math.IsInf(v, 0) {
-			fmt.Fprintf(&b, "data ignore value = %s\n", s)
-		}
+	if s, ok := enviIgnoreValue(a.Fill(), t); ok {
+		fmt.Fprintf(&b, "data ignore value = %s\n", s)
 	}
 	dimName := func(i int) string {
 		if i < len(a.DimensionNames()) {
@@ -235,6 +232,30 @@ func enviHeader(n *zarr.Node, t elemType, coords []*coordinate) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// enviIgnoreValue returns the `data ignore value` of an array whose fill
+// element is fill (nil: none), elements of type t: the fill value itself,
+// in every Zarr format, because that is what GDAL's own Zarr driver
+// reports as the array's NoData (frmts/zarr: LoadArray registers the
+// parsed fill_value, v2 and v3 alike, and reads no _FillValue or
+// missing_value attribute; a bool's false is 0), so QGIS shows the same
+// picture through data.hdr as from the store. NaN and the infinities are
+// spelled as GDAL's ENVI driver parses them (CPLAtof).
+func enviIgnoreValue(fill []byte, t elemType) (string, bool) {
+	if fill == nil || len(fill) != t.size || !t.numeric() {
+		return "", false
+	}
+	v, s := t.value(fill)
+	switch {
+	case math.IsNaN(v):
+		s = "nan"
+	case math.IsInf(v, 1):
+		s = "inf"
+	case math.IsInf(v, -1):
+		s = "-inf"
+	}
+	return s, true
 }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -502,7 +503,10 @@ func ncAttributes(members []jsonMember, cdf5 bool, v *ncVarSpec) []ncAttr {
 		fill = ncFillAttr(*v)
 	}
 	for _, m := range members {
-		if v != nil && (m.name == "_ARRAY_DIMENSIONS" || m.name == "_FillValue" && fill != nil) {
+		// A variable's _FillValue is the typed one ncFill chose, or none:
+		// an attribute NetCDF readers would misread (a float's base64
+		// spelling, a bool's) is left out.
+		if v != nil && (m.name == "_ARRAY_DIMENSIONS" || m.name == "_FillValue") {
 			continue
 		}
 		a, ok := ncAttrValue(m.value, cdf5)
@@ -702,10 +706,121 @@ func ncVariable(c *zarr.Node) (ncVarSpec, string) {
 			return ncVarSpec{}, "it has no elements (NetCDF has no empty fixed-size dimension)"
 		}
 	}
+	attrs := nodeAttributes(c)
+	dims := a.DimensionNames()
+	if len(dims) == 0 {
+		dims = attrDimensions(attrs, len(a.Shape()))
+	}
 	return ncVarSpec{
-		name: c.Name(), elem: t, shape: a.Shape(), dimNames: a.DimensionNames(),
-		attrs: nodeAttributes(c), fill: a.Fill(), array: a,
+		name: c.Name(), elem: t, shape: a.Shape(), dimNames: dims,
+		attrs: attrs, fill: ncFill(a.Format(), a.Fill(), attrs, t), array: a,
 	}, ""
+}
+
+// attrDimensions returns the _ARRAY_DIMENSIONS attribute xarray writes in
+// every format (the v3 drafts have no dimension names of their own) when
+// it is a list of rank strings; else nil.
+func attrDimensions(attrs []jsonMember, rank int) []string {
+	for _, m := range attrs {
+		if m.name != "_ARRAY_DIMENSIONS" || m.value.kind != jsonArray || len(m.value.items) != rank {
+			continue
+		}
+		dims := make([]string, rank)
+		for i, it := range m.value.items {
+			if it.kind != jsonString {
+				return nil
+			}
+			dims[i] = it.str
+		}
+		return dims
+	}
+	return nil
+}
+
+// ncFill returns the element a variable's _FillValue holds (little-endian,
+// of type t), or nil for none, as xarray reads each format
+// (use_zarr_fill_value_as_mask, pydata/xarray#10269): in Zarr v1 and v2 the
+// optional fill_value is the mask, as it always was; in v3 and its drafts,
+// where fill_value is mandatory and only says what an unwritten chunk
+// holds (an integer array's is 0 unless told otherwise), the mask is the
+// array's `_FillValue` attribute, or failing that its `missing_value`, as
+// xarray writes them. So a v3 coordinate variable, which CF says has no
+// missing values, gets one only where its attributes ask. A v2 array
+// without a fill_value takes its attribute too.
+func ncFill(f zarr.Format, fill []byte, attrs []jsonMember, t elemType) []byte {
+	if (f == zarr.FormatV1 || f == zarr.FormatV2) && fill != nil {
+		return fill
+	}
+	for _, name := range []string{"_FillValue", "missing_value"} {
+		for _, m := range attrs {
+			if m.name == name {
+				return attrElement(m.value, t)
+			}
+		}
+	}
+	return nil
+}
+
+// attrElement returns an attribute's number as one little-endian element
+// of type t, or nil when it is not one number that t holds exactly. A
+// float's may be spelled as xarray's FillValueCoder writes it for v3 (the
+// base64 of a little-endian float64), as "NaN", "Infinity", "-Infinity",
+// or as a JSON number; a one-item list counts as its item.
+func attrElement(v jsonValue, t elemType) []byte {
+	if v.kind == jsonArray && len(v.items) == 1 {
+		v = v.items[0]
+	}
+	switch t.kind {
+	case 'f':
+		var f float64
+		switch v.kind {
+		case jsonNumber:
+			f = v.float()
+		case jsonString:
+			switch v.str {
+			case "NaN":
+				f = math.NaN()
+			case "Infinity":
+				f = math.Inf(1)
+			case "-Infinity":
+				f = math.Inf(-1)
+			default:
+				b, err := base64.StdEncoding.DecodeString(v.str)
+				if err != nil || len(b) != 8 {
+					return nil
+				}
+				f = math.Float64frombits(binary.LittleEndian.Uint64(b))
+			}
+		default:
+			return nil
+		}
+		switch t.size {
+		case 4:
+			return binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(f)))
+		case 8:
+			return binary.LittleEndian.AppendUint64(nil, math.Float64bits(f))
+		}
+	case 'i', 'u', 'M', 'm':
+		if v.kind != jsonNumber {
+			return nil
+		}
+		var u uint64
+		if i, ok := v.integer(); ok {
+			bits := uint(8 * t.size)
+			if t.kind == 'u' && (i < 0 || bits < 64 && i >= 1<<bits) ||
+				t.kind != 'u' && bits < 64 && (i < -(1<<(bits-1)) || i >= 1<<(bits-1)) {
+				return nil
+			}
+			u = uint64(i)
+		} else if x, err := strconv.ParseUint(v.str, 10, 64); err == nil && t.kind == 'u' && t.size == 8 {
+			u = x
+		} else {
+			return nil
+		}
+		b := binary.LittleEndian.AppendUint64(nil, u)
+		return b[:t.size]
+	}
+	return nil
 }
 
 // netcdfVariables returns the variables of a group with children children,
