@@ -396,20 +396,27 @@ func (p *plan) render(ctx context.Context) (*paletteImage, error) {
 	return p.renderPlane(ctx)
 }
 
-// renderPlane draws the plane: the rows of the plane under the pixels'
-// centres are read whole (the chunks under them are decoded anyway), last
-// row first, and the columns under the pixels' centres taken from them.
+// renderPlane draws the plane: the elements under the pixels' centres
+// are read in one orthogonal selection (zarr.Array.ReadOrthogonal: the
+// middle index of each leading dimension, the sampled rows and columns),
+// which gets each chunk under them once, through the cache, and starts no
+// read-ahead: on a remote store a preview costs one request per chunk (a
+// shard's index and inner chunks), not one per row drawn.
 func (p *plan) renderPlane(ctx context.Context) (*paletteImage, error) {
-	rows, cols := p.rows(), sample(p.W, p.w)
+	shape := p.a.Shape()
+	rank := len(shape)
+	indices := make([][]int64, rank)
+	for i := range rank - 2 {
+		indices[i] = []int64{shape[i] / 2}
+	}
+	indices[rank-2], indices[rank-1] = p.rows(), sample(p.W, p.w)
+	buf := make([]byte, int64(p.h)*int64(p.w)*p.item)
+	if err := p.a.ReadOrthogonal(ctx, indices, buf); err != nil {
+		return nil, err
+	}
 	vals := make([]float64, p.h*p.w)
-	row := make([]byte, p.W*p.item)
-	for i := p.h - 1; i >= 0; i-- {
-		if err := readRun(ctx, p.a, (p.base+rows[i]*p.W)*p.item, row); err != nil {
-			return nil, err
-		}
-		for j, c := range cols {
-			vals[i*p.w+j] = p.decode(row[c*p.item:])
-		}
+	for k := range vals {
+		vals[k] = p.decode(buf[int64(k)*p.item:])
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range vals {
@@ -447,7 +454,7 @@ func (p *plan) renderChart(ctx context.Context) (*paletteImage, error) {
 		// Fewer elements than columns: each column shows the element
 		// its run starts at.
 		buf := make([]byte, p.n*p.item)
-		if err := readRun(ctx, p.a, 0, buf); err != nil {
+		if err := p.a.ReadRegion(ctx, []int64{0}, []int64{p.n}, buf); err != nil {
 			return nil, err
 		}
 		for c := range chartW {
@@ -494,48 +501,29 @@ func (p *plan) renderChart(ctx context.Context) (*paletteImage, error) {
 	return img, nil
 }
 
-// readPiece is the most a preview reads of an array at once: less than
-// the engine's smallest sequential read (zarr.Array.ReadAt), so that the
-// reads of a preview, made from the end backwards, are never taken for a
-// sequential reader's and start no read-ahead: a preview decodes (and on
-// a remote store fetches) the chunks under its elements and no more.
+// readPiece is about the most a chart reads of an array at once.
 const readPiece = 32 << 10
 
-// readPieces reads the bytes [off, off+n) of a's contents in pieces of at
-// most readPiece bytes, whole elements each, from the last piece to the
-// first, handing each to fn.
+// readPieces reads the bytes [off, off+n) of a rank-1 array a's contents
+// in pieces of whole decode units (chunks, or a shard's inner chunks) of
+// about readPiece bytes, first to last, handing each to fn. Each is one
+// region (zarr.Array.ReadRegion), so each unit is got once and no
+// read-ahead starts: a remote chart costs a request per chunk.
 func readPieces(ctx context.Context, a *zarr.Array, off, n int64, fn func(off int64, b []byte)) error {
-	piece := pieceSize(a)
-	buf := make([]byte, min(piece, n))
-	for end := n; end > 0; {
-		start := max(end-piece, 0)
-		b := buf[:end-start]
-		if err := readRun(ctx, a, off+start, b); err != nil {
-			return err
-		}
-		fn(off+start, b)
-		end = start
-	}
-	return nil
-}
-
-// readRun reads len(buf) bytes of a's contents at off into buf, in pieces
-// of at most readPiece bytes from the last to the first.
-func readRun(ctx context.Context, a *zarr.Array, off int64, buf []byte) error {
-	piece := pieceSize(a)
-	for end := int64(len(buf)); end > 0; {
-		start := max(end-piece, 0)
-		if _, err := a.ReadAt(ctx, buf[start:end], off+start); err != nil {
-			return err
-		}
-		end = start
-	}
-	return nil
-}
-
-// pieceSize is the most whole elements of a that fit in readPiece bytes
-// (one at least), in bytes.
-func pieceSize(a *zarr.Array) int64 {
 	item := int64(a.DataType().Size)
-	return max(readPiece/item, 1) * item
+	unit := decodeUnit(a)[0]
+	piece := max(readPiece/(unit*item), 1) * unit // elements
+	e0, e1 := off/item, (off+n)/item
+	buf := make([]byte, min(piece, e1-e0)*item)
+	for e := e0; e < e1; {
+		// End at a unit boundary, so that no unit is split between two reads.
+		end := min((e/unit+1)*unit+piece-unit, e1)
+		b := buf[:(end-e)*item]
+		if err := a.ReadRegion(ctx, []int64{e}, []int64{end - e}, b); err != nil {
+			return err
+		}
+		fn(e*item, b)
+		e = end
+	}
+	return nil
 }

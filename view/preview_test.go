@@ -325,6 +325,60 @@ func TestPreviewReadsPlane(t *testing.T) {
 	}
 }
 
+// TestPreviewReadsEachChunkOnce: a plane of 1,024 rows drawn as 512, in
+// chunks of 256 rows each compressed (Blosc, whose blocks decode in part;
+// gzip; zstd), and a chart of a rank-1 array in chunks larger than a read
+// piece: every chunk under the preview is got from the store once, not
+// once per row drawn (issue 44: 1,024 requests for 16 chunks over HTTP).
+func TestPreviewReadsEachChunkOnce(t *testing.T) {
+	le := zarr.CodecSpec{Name: "bytes", Configuration: map[string]any{"endian": "little"}}
+	for _, c := range []struct {
+		name  string
+		codec zarr.CodecSpec
+	}{
+		{"blosc", zarr.CodecSpec{Name: "blosc", Configuration: map[string]any{"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 2, "blocksize": 0}}},
+		{"gzip", zarr.CodecSpec{Name: "gzip", Configuration: map[string]any{"level": 1}}},
+		{"zstd", zarr.CodecSpec{Name: "zstd", Configuration: map[string]any{"level": 1, "checksum": false}}},
+	} {
+		mem := newStore(t)
+		data := make([]byte, 3*1024*64*2)
+		for i := range data {
+			data[i] = byte(i * 7 / 5)
+		}
+		writeArray(t, mem, "plane", zarr.ArrayMeta{Shape: []int64{3, 1024, 64}, ChunkShape: []int64{1, 256, 64},
+			DataType: "uint16", FillValue: 0, Codecs: []zarr.CodecSpec{le, c.codec}}, data)
+		writeArray(t, mem, "line", zarr.ArrayMeta{Shape: []int64{100000}, ChunkShape: []int64{40000},
+			DataType: "uint16", FillValue: 0, Codecs: []zarr.CodecSpec{le, c.codec}}, data[:200000])
+		for _, a := range []struct {
+			path   string
+			chunks []string
+		}{
+			{"plane", []string{"plane/c/1/0/0", "plane/c/1/1/0", "plane/c/1/2/0", "plane/c/1/3/0"}},
+			{"line", []string{"line/c/0", "line/c/1", "line/c/2"}},
+		} {
+			st := newCountingStore(mem)
+			f := previewOf(t, st, a.path, on)
+			if f == nil {
+				t.Fatalf("%s %s: no preview", c.name, a.path)
+			}
+			readPreview(t, f)
+			var keys []string
+			for k, n := range st.reads {
+				if strings.HasPrefix(k, a.path+"/c/") {
+					keys = append(keys, k)
+					if n != 1 {
+						t.Errorf("%s: %s read %d times", c.name, k, n)
+					}
+				}
+			}
+			slices.Sort(keys)
+			if !slices.Equal(keys, a.chunks) {
+				t.Errorf("%s: read %v, want %v", c.name, keys, a.chunks)
+			}
+		}
+	}
+}
+
 // TestPreviewBudget: an array whose plane's chunks are over the budget has
 // no preview.png; rows of chunks the sampled rows skip do not count.
 func TestPreviewBudget(t *testing.T) {
