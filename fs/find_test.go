@@ -107,8 +107,8 @@ func TestWalkPlus(t *testing.T) {
 	entries, requests := walkPlus(t, rawTree(t, treeStore(t, 3, 5)), fuse.FUSE_ROOT_ID, make([]byte, 32<<10))
 	// root: .zgroup, info.txt, 3 groups; a group: .zgroup, info.txt,
 	// dataset.nc, 5 arrays; an array: .zarray, data, data.npy, data.hdr,
-	// data.nhdr, info.txt.
-	if want := 5 + 3*(8+5*6); entries != want {
+	// data.npy.hdr, data.nhdr, info.txt.
+	if want := 5 + 3*(8+5*7); entries != want {
 		t.Errorf("%d entries, want %d", entries, want)
 	}
 	if want := 2 * (1 + 3 + 3*5); requests != want {

@@ -85,7 +85,7 @@ func TestMountListing(t *testing.T) {
 			t.Errorf("root lists %v, missing %q", rootNames, want)
 		}
 	}
-	if got := names(t, filepath.Join(mnt, "temperature")); !slices.Equal(got, []string{"data", "data.hdr", "data.nhdr", "data.npy", "info.txt", "zarr.json"}) {
+	if got := names(t, filepath.Join(mnt, "temperature")); !slices.Equal(got, []string{"data", "data.hdr", "data.nhdr", "data.npy", "data.npy.hdr", "info.txt", "zarr.json"}) {
 		t.Errorf("temperature lists %v", got)
 	}
 	for _, d := range []string{"", "temperature", "sparse", "codecs/sharding"} {
@@ -210,10 +210,10 @@ func TestMountXattrs(t *testing.T) {
 
 func TestMountV2(t *testing.T) {
 	mnt, _ := mountDir(t, filepath.Join(exampleDir(t), example.V2Root))
-	if got := names(t, filepath.Join(mnt, "precipitation")); !slices.Equal(got, []string{".zarray", ".zattrs", "data", "data.hdr", "data.nhdr", "data.npy", "info.txt"}) {
+	if got := names(t, filepath.Join(mnt, "precipitation")); !slices.Equal(got, []string{".zarray", ".zattrs", "data", "data.hdr", "data.nhdr", "data.npy", "data.npy.hdr", "info.txt"}) {
 		t.Errorf("precipitation lists %v", got)
 	}
-	if got := names(t, filepath.Join(mnt, "counts")); !slices.Equal(got, []string{".zarray", ".zattrs", "data", "data.hdr", "data.nhdr", "data.npy", "info.txt"}) {
+	if got := names(t, filepath.Join(mnt, "counts")); !slices.Equal(got, []string{".zarray", ".zattrs", "data", "data.hdr", "data.nhdr", "data.npy", "data.npy.hdr", "info.txt"}) {
 		t.Errorf("counts (\"/\" chunk keys) lists %v", got)
 	}
 	if got := stat(t, filepath.Join(mnt, "precipitation", "data")).Size(); got != 12*30*60*8 {
@@ -348,8 +348,8 @@ func TestMountRootArray(t *testing.T) {
 		t.Fatal(err)
 	}
 	mnt, _ := mountDir(t, path)
-	if got := names(t, mnt); !slices.Equal(got, []string{".zarray", ".zattrs", "data", "data.hdr", "data.nhdr", "data.npy", "info.txt"}) &&
-		!slices.Equal(got, []string{".zarray", "data", "data.hdr", "data.nhdr", "data.npy", "info.txt"}) {
+	if got := names(t, mnt); !slices.Equal(got, []string{".zarray", ".zattrs", "data", "data.hdr", "data.nhdr", "data.npy", "data.npy.hdr", "info.txt"}) &&
+		!slices.Equal(got, []string{".zarray", "data", "data.hdr", "data.nhdr", "data.npy", "data.npy.hdr", "info.txt"}) {
 		t.Errorf("root array lists %v", got)
 	}
 	if got := stat(t, filepath.Join(mnt, "data")).Size(); got != 24 {

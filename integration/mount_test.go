@@ -151,7 +151,7 @@ func numericArray(path string) bool {
 }
 
 // mountedTree lists what find(1) shows under mnt, less the views for the
-// tools of other fields (data.hdr, data.nhdr, dataset.nc), whose presence
+// tools of other fields (data.hdr, data.npy.hdr, data.nhdr, dataset.nc), whose presence
 // foreign_test.go checks.
 func mountedTree(t *testing.T, mnt string) []string {
 	t.Helper()
@@ -159,7 +159,7 @@ func mountedTree(t *testing.T, mnt string) []string {
 	var paths []string
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		switch path.Base(line) {
-		case "data.hdr", "data.nhdr", "dataset.nc":
+		case "data.hdr", "data.npy.hdr", "data.nhdr", "dataset.nc":
 			continue
 		}
 		if line != "" {

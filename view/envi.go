@@ -58,6 +58,32 @@ func newEnviFile(h *zarr.Hierarchy, n *zarr.Node, t elemType) *enviFile {
 
 func (f *enviFile) Name() string { return "data.hdr" }
 
+// npyEnviFile is data.npy.hdr: data.hdr with the header offset of
+// data.npy's NumPy header. GDAL's ENVI driver (and so QGIS) looks for the
+// header of FILE as FILE.hdr first and then with FILE's extension
+// replaced: without this file it would pair data.npy with data.hdr and
+// read the NumPy header as pixels, with no error (issue 44). With it,
+// data.npy opens as the same raster as data.
+type npyEnviFile struct {
+	rendered
+}
+
+// newNpyEnviFile returns the data.npy.hdr of the array whose data.hdr is
+// hdr and whose data.npy has a NumPy header of offset bytes.
+func newNpyEnviFile(hdr *enviFile, offset int) *npyEnviFile {
+	f := &npyEnviFile{}
+	f.build = func(ctx context.Context) ([]byte, error) {
+		b, err := hdr.render(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return bytes.Replace(b, []byte("\nheader offset = 0\n"), []byte("\nheader offset = "+strconv.Itoa(offset)+"\n"), 1), nil
+	}
+	return f
+}
+
+func (f *npyEnviFile) Name() string { return "data.npy.hdr" }
+
 // header makes the header. A coordinate that cannot be read counts as
 // none, unless the caller gave up (ctx is done): then nothing is kept, so
 // that no header loses its map info to an interrupted stat.

@@ -67,7 +67,8 @@ func headerFiles(h *zarr.Hierarchy, n *zarr.Node) []File {
 	var fs []File
 	codes := t.codes()
 	if codes.envi != 0 {
-		fs = append(fs, newEnviFile(h, n, t))
+		hdr := newEnviFile(h, n, t)
+		fs = append(fs, hdr, newNpyEnviFile(hdr, len(NpyHeader(a.DataType().NumPy, a.Shape()))))
 	}
 	if codes.nrrd != "" {
 		fs = append(fs, newMetaFile("data.nhdr", func() []byte { return nrrdHeader(a, codes.nrrd) }))

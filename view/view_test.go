@@ -46,7 +46,7 @@ func fileNames(files []File) string {
 func TestFiles(t *testing.T) {
 	for _, c := range []struct{ path, want string }{
 		{"", "zarr.json dataset.nc info.txt"},
-		{"image", "zarr.json data data.npy data.hdr data.nhdr info.txt"},
+		{"image", "zarr.json data data.npy data.hdr data.npy.hdr data.nhdr info.txt"},
 		{"stations", "zarr.json data.txt info.txt"},
 	} {
 		if _, files := exampleNode(t, c.path); fileNames(files) != c.want {

@@ -6,7 +6,8 @@ their values are compared with what zarr-python (or zarrita) read.
       LIST: one line per array, "MOUNT/PATH<TAB>REF<TAB>DTYPE<TAB>SHAPE(JSON)",
       REF holding the array's elements as zarr-python or zarrita read them
       (C order, little-endian). Where MOUNT/PATH/data.hdr exists, GDAL opens
-      MOUNT/PATH/data through it; where data.nhdr exists, teem's unu reads it
+      MOUNT/PATH/data through it, and MOUNT/PATH/data.npy through data.npy.hdr
+      (the same raster); where data.nhdr exists, teem's unu reads it
       and writes a raw little-endian NRRD. Both must give REF's bytes, with
       the shape the header promises. Whether each header exists must follow
       the formats' types (ENVI: no int8 or float16; NRRD: no float16 or
@@ -115,6 +116,17 @@ def rasters(listfile):
                     fail("%s: GDAL shape %s, want %s" % (d, got_shape, (bands, lines, samples)))
                 elif a.astype(a.dtype.newbyteorder("<")).tobytes() != want:
                     fail("%s: GDAL values differ from zarr's (%s)" % (d, dtype))
+                # data.npy through data.npy.hdr (GDAL looks for FILE.hdr
+                # before data.hdr): the same raster, not the NumPy header
+                # read as pixels.
+                if not os.path.exists(os.path.join(d, "data.npy.hdr")):
+                    fail("%s: data.hdr without data.npy.hdr" % d)
+                else:
+                    ds_npy, b = gdal_read(os.path.join(d, "data.npy"))
+                    if ds_npy.GetFileList()[-1] != os.path.join(d, "data.npy.hdr"):
+                        fail("%s: GDAL pairs data.npy with %s" % (d, ds_npy.GetFileList()))
+                    if b.shape != a.shape or b.tobytes() != a.tobytes():
+                        fail("%s: GDAL reads data.npy otherwise than data (%s %s)" % (d, b.shape, a.shape))
             except Exception as e:
                 # GDAL's ENVI driver (3.6) knows no 64-bit integer types
                 # (ENVI's 14 and 15), and opens no file under 2 bytes.
