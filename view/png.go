@@ -20,6 +20,16 @@ type paletteImage struct {
 	transparent bool
 }
 
+// flipRows turns the image upside down.
+func (m *paletteImage) flipRows() {
+	for top, bottom := 0, m.h-1; top < bottom; top, bottom = top+1, bottom-1 {
+		a, b := m.pix[top*m.w:(top+1)*m.w], m.pix[bottom*m.w:(bottom+1)*m.w]
+		for i := range a {
+			a[i], b[i] = b[i], a[i]
+		}
+	}
+}
+
 // storedBlock is the most bytes one stored deflate block holds.
 const storedBlock = 65535
 

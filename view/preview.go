@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"path"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/zarrfs/zarrfs/zarr"
@@ -349,14 +351,65 @@ func (f *previewFile) ReadAt(ctx context.Context, p []byte, off int64) (int, err
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		}
+		flip := false
+		if !pl.chart && pl.a == f.node.Array {
+			flip = rowsRunNorth(ctx, f.v.h, f.node)
+		}
 		img, err := pl.render(ctx)
 		<-f.v.renders
+		if err == nil && flip {
+			img.flipRows()
+		}
 		if err != nil {
 			return 0, err
 		}
 		f.png = encodePNG(img)
 	}
 	return readBytes(f.png, p, off)
+}
+
+// rowsRunNorth reports whether the rows of array n's plane run from south
+// to north, so that its preview, drawn north up, shows them bottom to top:
+// the plane's row dimension (the second last) has a 1-D coordinate array
+// in n's group, named as the dimension, that points north (CF latitude by
+// standard_name, units or name, as data.hdr's map info finds it; a
+// projection_y_coordinate; or axis "Y") and whose last value is greater
+// than its first. Only those two values are read. Without such a
+// coordinate, row 0 is at the top, as in every image format.
+func rowsRunNorth(ctx context.Context, h *zarr.Hierarchy, n *zarr.Node) bool {
+	a := n.Array
+	shape := a.Shape()
+	rank := len(shape)
+	dims := a.DimensionNames()
+	if len(dims) == 0 {
+		dims = attrDimensions(nodeAttributes(n), rank)
+	}
+	if h == nil || rank < 2 || len(dims) != rank || dims[rank-2] == "" || shape[rank-2] < 2 {
+		return false
+	}
+	name, rows := dims[rank-2], shape[rank-2]
+	c, err := h.Node(ctx, strings.TrimPrefix(path.Join(path.Dir("/"+n.Path), name), "/"))
+	if err != nil || c.Kind != zarr.KindArray || c.Array == nil || c.Array.Err != nil ||
+		len(c.Array.Shape()) != 1 || c.Array.Shape()[0] != rows {
+		return false
+	}
+	t, ok := parseNumPy(c.Array.DataType().NumPy)
+	if !ok || !t.numeric() || t.kind == 'b' {
+		return false
+	}
+	co := &coordinate{attrs: nodeAttributes(c)}
+	std, axis := co.attr("standard_name"), co.attr("axis")
+	co.values = []float64{0}
+	if !co.is(name, true) && std != "projection_y_coordinate" && axis != "Y" && axis != "y" {
+		return false
+	}
+	buf := make([]byte, 2*t.size)
+	if c.Array.ReadOrthogonal(ctx, [][]int64{{0, rows - 1}}, buf) != nil {
+		return false
+	}
+	first, _ := t.value(buf)
+	last, _ := t.value(buf[t.size:])
+	return last > first
 }
 
 // Preview images are palette PNGs: entry 0 is a plane's transparent pixel

@@ -647,3 +647,38 @@ func TestPreviewHugeShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestPreviewNorthUp: a plane whose row dimension has a coordinate that
+// points north and increases (latitude by standard_name, units or name; a
+// projected y; axis Y) is drawn north up, its last row at the top; one
+// whose coordinate decreases, or is no northing, or has none, row 0 at
+// the top.
+func TestPreviewNorthUp(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		coord string
+		attrs map[string]any
+		north []float64 // the coordinate's values
+		flip  bool
+	}{
+		{"lat by name, south to north", "lat", nil, []float64{-60, 0, 60}, true},
+		{"latitude by name, north to south", "latitude", nil, []float64{60, 0, -60}, false},
+		{"by standard_name", "y0", map[string]any{"standard_name": "latitude"}, []float64{1, 2, 3}, true},
+		{"by units", "phi", map[string]any{"units": "degrees_north"}, []float64{1, 2, 3}, true},
+		{"projected y", "y", map[string]any{"standard_name": "projection_y_coordinate", "units": "m"}, []float64{4e6, 4.1e6, 4.2e6}, true},
+		{"axis Y", "row", map[string]any{"axis": "Y"}, []float64{0, 1, 2}, true},
+		{"not a northing", "depth", map[string]any{"units": "m"}, []float64{0, 10, 20}, false},
+		{"lat with other units", "lat", map[string]any{"units": "m"}, []float64{1, 2, 3}, false},
+	} {
+		st := newStore(t)
+		writeArray(t, st, c.coord, zarr.ArrayMeta{Shape: []int64{3}, ChunkShape: []int64{3}, DataType: "float64", FillValue: 0,
+			DimensionNames: []string{c.coord}, Attributes: c.attrs}, float64s(c.north...))
+		writeArray(t, st, "v", zarr.ArrayMeta{Shape: []int64{3, 2}, ChunkShape: []int64{3, 2}, DataType: "float64", FillValue: 0,
+			DimensionNames: []string{c.coord, "x"}}, float64s(0, 0, 1, 1, 2, 2))
+		img := readPreview(t, previewOf(t, st, "v", on))
+		top := img.ColorIndexAt(0, 0)
+		if want := map[bool]uint8{false: 1, true: 255}[c.flip]; top != want {
+			t.Errorf("%s: top row colour %d, want %d (flipped: %v)", c.name, top, want, c.flip)
+		}
+	}
+}
