@@ -53,3 +53,66 @@ func TestMountPreviewNorthUp(t *testing.T) {
 	out := peertest.RunPython(t, northUpProgram, store, m.dir)
 	t.Logf("%s", strings.TrimSpace(string(out)))
 }
+
+// classicProgram writes, with xarray, a group as real stores have them:
+// an int64 time coordinate (hours since an epoch), rioxarray's int64
+// spatial_ref scalar, uint8 and uint16 fields; with a mount given, it
+// checks that dataset.nc is a classic (CDF-1) file, that GDAL opens each
+// field through its netCDF driver with the values zarr holds, that ncdump
+// reads it, and that xarray reads it as it reads the store.
+const classicProgram = `
+import subprocess, sys
+import numpy as np, xarray as xr
+store = sys.argv[1]
+if len(sys.argv) == 2:
+    time = np.arange(np.datetime64("2026-01-01T00"), np.datetime64("2026-01-02T00"), np.timedelta64(1, "h"))
+    lat, lon = np.linspace(50, 40, 11), np.linspace(0, 20, 21)
+    u8 = (np.arange(24 * 11 * 21) % 250).astype("u1").reshape(24, 11, 21)
+    u16 = (np.arange(24 * 11 * 21) * 7 % 65000).astype("u2").reshape(24, 11, 21)
+    ds = xr.Dataset({"cloud": (("time", "lat", "lon"), u8), "count": (("time", "lat", "lon"), u16),
+                     "spatial_ref": ((), np.int64(0), {"crs_wkt": "GEOGCS[\"WGS 84\"]"})},
+                    coords={"time": time, "lat": lat, "lon": lon})
+    ds.time.encoding.update(units="hours since 2026-01-01", dtype="int64")
+    ds.to_zarr(store, mode="w")
+    sys.exit(0)
+mount = sys.argv[2]
+nc = mount + "/dataset.nc"
+bad = []
+kind = subprocess.run(["ncdump", "-k", nc], capture_output=True, text=True, check=True).stdout.strip()
+print("ncdump -k:", kind)
+if kind != "classic":
+    bad.append("ncdump -k says %s, want classic" % kind)
+subprocess.run(["ncdump", "-h", nc], capture_output=True, check=True)
+from osgeo import gdal
+gdal.UseExceptions()
+want = xr.open_zarr(store).load()
+for name in ("cloud", "count"):
+    d = gdal.Open('NETCDF:"%s":%s' % (nc, name))
+    a = d.ReadAsArray()
+    z = want[name].values
+    print("GDAL %s: %s %s, %d bands" % (name, gdal.GetDataTypeName(d.GetRasterBand(1).DataType), a.shape, d.RasterCount))
+    if a.shape != z.shape or not np.array_equal(a.astype("i8"), z.astype("i8")):
+        bad.append("GDAL reads %s otherwise than zarr" % name)
+got = xr.open_dataset(nc).load()
+try:
+    xr.testing.assert_identical(got, want)
+except AssertionError as e:
+    bad.append("xarray: %s" % e)
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+`
+
+// TestMountNetCDFClassic: a group with xarray's int64 times, rioxarray's
+// int64 spatial_ref and unsigned fields is a CDF-1 dataset.nc (issue 44:
+// it was CDF-5, which Debian 12's GDAL 3.6 and so QGIS cannot open), and
+// GDAL, ncdump and xarray read it.
+func TestMountNetCDFClassic(t *testing.T) {
+	needFuse(t)
+	needForeignTools(t)
+	store := filepath.Join(t.TempDir(), "classic.zarr")
+	peertest.RunPython(t, classicProgram, store)
+	m := mountStore(t, store)
+	out := peertest.RunPython(t, classicProgram, store, m.dir)
+	t.Logf("%s", strings.TrimSpace(string(out)))
+}

@@ -96,15 +96,54 @@ type ncVarSpec struct {
 	attrs    []jsonMember // the array's attributes
 	fill     []byte       // one little-endian element; nil when there is none
 	array    *zarr.Array  // where the values come from (nil in tests of the header)
+	// as is how the file stores 64-bit integers that need not be NC_INT64
+	// (ncNarrow); unsigned marks an unsigned type of 1 to 4 bytes stored
+	// as the signed type of its size with _Unsigned = "true", the NetCDF
+	// convention that netCDF4-python, xarray and GDAL decode (set by
+	// layoutNetCDF when the file needs no CDF-5 otherwise).
+	as       ncAs
+	unsigned bool
 }
+
+// ncAs is how dataset.nc stores a variable of 64-bit integers (int64,
+// datetimes, timedeltas) whose values all fit a classic type.
+type ncAs int
+
+const (
+	asNative ncAs = iota // NC_INT64 (CDF-5)
+	asInt32              // NC_INT: every value (and the fill) fits in 32 bits
+	asDouble             // NC_DOUBLE: every value is exact as a double (|v| ≤ 2^53), as CF allows for times
+)
+
+// fileType returns the NetCDF type the file stores v's elements as, the
+// size of one, and whether only CDF-5 has that type.
+func (v ncVarSpec) fileType() (typ int32, size int, cdf5 bool) {
+	switch {
+	case v.as == asInt32:
+		return ncInt, 4, false
+	case v.as == asDouble:
+		return ncDouble, 8, false
+	case v.unsigned:
+		return map[int]int32{1: ncByte, 2: ncShort, 4: ncInt}[v.elem.size], v.elem.size, false
+	}
+	typ, cdf5, _ = ncTypeOf(v.elem)
+	return typ, v.elem.size, cdf5
+}
+
+// smallUnsigned reports whether t is an unsigned integer type that a
+// classic file stores as the signed type of its size with _Unsigned.
+func smallUnsigned(t elemType) bool { return t.kind == 'u' && t.size <= 4 }
 
 // ncVar is a variable of a laid-out dataset.nc.
 type ncVar struct {
 	array *zarr.Array
-	unit  int // the size of the elements convert works on
-	// convert turns the array's elements in b (little-endian) into the
-	// file's: it reverses the bytes of numbers, re-encodes UTF-32 as UTF-8.
-	convert func(b []byte, unit int)
+	unit  int // the size of the array's elements
+	fUnit int // the size of the file's elements (less than unit for asInt32)
+	// convert turns the array's elements in src (little-endian) into the
+	// file's in dst, which is src itself when the sizes are equal: it
+	// reverses the bytes of numbers, re-encodes UTF-32 as UTF-8, turns
+	// 64-bit integers into 32-bit ones or doubles.
+	convert func(src, dst []byte)
 	begin   int64 // the file offset of the first value
 	size    int64 // the values' bytes
 	vsize   int64 // size rounded up to a multiple of 4
@@ -143,12 +182,16 @@ type ncVarHeader struct {
 // and the arrays vars (each of a type ncTypeOf has, with no zero-length
 // dimension), smallest first (bySize): CDF-1 when it can hold them, else
 // CDF-2, else CDF-5.
+//
+// Unsigned types of 1 to 4 bytes are the signed types of their size with
+// _Unsigned = "true" unless the file needs CDF-5 anyway (for NC_INT64,
+// NC_UINT64 or a dimension over 2^31-1), where they keep their own types.
 func layoutNetCDF(gattrs []jsonMember, vars []ncVarSpec) (*ncLayout, error) {
+	vars = slices.Clone(vars)
 	dims, hvars := ncDimensions(vars) // in the group's order: the first use of a name keeps it
-	vars, hvars = bySize(vars, hvars)
 	need5 := false
 	for i, v := range vars {
-		if _, cdf5, _ := ncTypeOf(v.elem); cdf5 {
+		if _, _, cdf5 := v.fileType(); cdf5 && !smallUnsigned(v.elem) {
 			need5 = true
 		}
 		for _, d := range hvars[i].dims {
@@ -157,6 +200,13 @@ func layoutNetCDF(gattrs []jsonMember, vars []ncVarSpec) (*ncLayout, error) {
 			}
 		}
 	}
+	if !need5 {
+		for i := range vars {
+			vars[i].unsigned = smallUnsigned(vars[i].elem)
+			hvars[i].typ, _, _ = vars[i].fileType()
+		}
+	}
+	vars, hvars = bySize(vars, hvars)
 	for _, version := range []byte{1, 2, 5} {
 		if need5 && version != 5 {
 			continue
@@ -243,7 +293,8 @@ func ncDimensions(vars []ncVarSpec) ([]ncDim, []ncVarHeader) {
 	for i, v := range vars {
 		h := &hvars[i]
 		h.name = varNames.add(ncName(v.name))
-		h.typ, _, _ = ncTypeOf(v.elem)
+		var fsize int
+		h.typ, fsize, _ = v.fileType()
 		for j, n := range v.shape {
 			name := ""
 			if j < len(v.dimNames) {
@@ -254,7 +305,7 @@ func ncDimensions(vars []ncVarSpec) ([]ncDim, []ncVarHeader) {
 			}
 			h.dims = append(h.dims, dimID(ncName(name), n))
 		}
-		h.size = int64(v.elem.size)
+		h.size = int64(fsize)
 		for _, n := range v.shape {
 			h.size = mulSat(h.size, n)
 		}
@@ -307,7 +358,8 @@ func ncLay(version byte, gattrs []jsonMember, vars []ncVarSpec, dims []ncDim, hv
 		if size == math.MaxInt64 || pos > math.MaxInt64-vsize {
 			return nil, errors.New("the arrays are too large for a NetCDF file")
 		}
-		l.vars = append(l.vars, ncVar{array: v.array, unit: v.elem.size, convert: converter(v.elem), begin: pos, size: size, vsize: vsize})
+		_, fsize, _ := v.fileType()
+		l.vars = append(l.vars, ncVar{array: v.array, unit: v.elem.size, fUnit: fsize, convert: converter(v), begin: pos, size: size, vsize: vsize})
 		// The header's vsize: CDF-1/2 write 2^32-1 for variables over
 		// 2^32-4 bytes (the field is 32 bits).
 		hv := vsize
@@ -331,13 +383,29 @@ func swapSize(t elemType) int {
 	return t.size
 }
 
-// converter returns how a variable's elements of type t become the file's.
-func converter(t elemType) func([]byte, int) {
-	if t.kind == 'U' {
-		return utf32ToUTF8
+// converter returns how a variable's elements become the file's (see
+// ncVar.convert).
+func converter(v ncVarSpec) func(src, dst []byte) {
+	t := v.elem
+	switch {
+	case v.as == asInt32:
+		return func(src, dst []byte) {
+			for i, j := 0, 0; i+8 <= len(src); i, j = i+8, j+4 {
+				binary.BigEndian.PutUint32(dst[j:], uint32(int32(int64(binary.LittleEndian.Uint64(src[i:])))))
+			}
+		}
+	case v.as == asDouble:
+		return func(src, dst []byte) {
+			for i := 0; i+8 <= len(src); i += 8 {
+				f := float64(int64(binary.LittleEndian.Uint64(src[i:])))
+				binary.BigEndian.PutUint64(dst[i:], math.Float64bits(f))
+			}
+		}
+	case t.kind == 'U':
+		return func(src, dst []byte) { utf32ToUTF8(src, t.size); copy(dst, src) }
 	}
 	size := swapSize(t)
-	return func(b []byte, _ int) { swapInPlace(b, size) }
+	return func(src, dst []byte) { swapInPlace(src, size); copy(dst, src) }
 }
 
 // utf32ToUTF8 re-encodes in place each size-byte element of b, a NumPy
@@ -523,6 +591,9 @@ func ncAttributes(members []jsonMember, cdf5 bool, v *ncVarSpec) []ncAttr {
 		fill.name = names.add("_FillValue")
 		out = append(out, *fill)
 	}
+	if v.unsigned && !names["_Unsigned"] {
+		out = append(out, ncText(names.add("_Unsigned"), "true"))
+	}
 	switch v.elem.kind {
 	case 'U':
 		if !names["_Encoding"] {
@@ -555,16 +626,10 @@ func ncFillAttr(v ncVarSpec) *ncAttr {
 	if v.fill == nil || v.elem.kind == 'b' || v.elem.kind == 'S' || v.elem.kind == 'U' || len(v.fill) != v.elem.size {
 		return nil
 	}
-	typ, _, _ := ncTypeOf(v.elem)
-	data := swapped(v.fill, swapSize(v.elem))
+	typ, size, _ := v.fileType()
+	data := make([]byte, size)
+	converter(v)(slices.Clone(v.fill), data)
 	return &ncAttr{typ: typ, n: 1, data: data}
-}
-
-// swapped returns b with the bytes of each size-byte number reversed.
-func swapped(b []byte, size int) []byte {
-	out := append([]byte(nil), b...)
-	swapInPlace(out, size)
-	return out
 }
 
 func swapInPlace(b []byte, size int) {
@@ -854,32 +919,92 @@ func netcdfInfo(left []string) string {
 	return b.String()
 }
 
+// ncSmall is the most elements of a 64-bit integer variable whose values
+// dataset.nc reads to store it in a classic type (512 KiB): coordinates
+// such as xarray's time and rioxarray's spatial_ref, not data variables.
+const ncSmall = 1 << 16
+
+// ncNarrow returns vars with each small 64-bit integer variable (at most
+// ncSmall elements) stored as NC_INT when its values and fill fit 32
+// bits, else as NC_DOUBLE when they are exact as doubles: Debian 12's
+// GDAL 3.6 (and so QGIS) cannot open CDF-5, and ncview 2.1.8 misreads
+// 64-bit times, while nearly every store has an int64 time coordinate.
+// It reads those variables' values (their chunks are then in the cache).
+// A variable that cannot be read stays NC_INT64; only the caller giving up
+// is an error.
+func ncNarrow(ctx context.Context, vars []ncVarSpec) ([]ncVarSpec, error) {
+	vars = slices.Clone(vars)
+	for i := range vars {
+		v := &vars[i]
+		if v.array == nil || v.elem.size != 8 || v.elem.kind != 'i' && v.elem.kind != 'M' && v.elem.kind != 'm' {
+			continue
+		}
+		n := int64(1)
+		for _, d := range v.shape {
+			n = mulSat(n, d)
+		}
+		if n > ncSmall {
+			continue
+		}
+		buf := make([]byte, n*8)
+		if k, _ := v.array.ReadAt(ctx, buf, 0); k < len(buf) {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		if v.fill != nil {
+			buf = append(buf, v.fill...)
+		}
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		for j := 0; j+8 <= len(buf); j += 8 {
+			x := int64(binary.LittleEndian.Uint64(buf[j:]))
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		switch {
+		case lo >= math.MinInt32 && hi <= math.MaxInt32:
+			v.as = asInt32
+		case lo >= -1<<53 && hi <= 1<<53:
+			v.as = asDouble
+		}
+	}
+	return vars, nil
+}
+
 // netcdfFile is a group's dataset.nc. Its layout is made at the first
-// call that needs it, from metadata alone.
+// call that needs it, from metadata and the values of its small 64-bit
+// integer variables (ncNarrow), and kept once made.
 type netcdfFile struct {
 	node *zarr.Node
 	vars []ncVarSpec
 
-	once   sync.Once
+	mu     sync.Mutex
 	layout *ncLayout
 	err    error
 }
 
 func (f *netcdfFile) Name() string { return "dataset.nc" }
 
-func (f *netcdfFile) lay() (*ncLayout, error) {
-	f.once.Do(func() {
-		f.layout, f.err = layoutNetCDF(nodeAttributes(f.node), f.vars)
-		if f.err != nil {
-			f.err = fmt.Errorf("group %q: dataset.nc: %w: %v", f.node.Path, zarr.ErrUnsupported, f.err)
-		}
-	})
+func (f *netcdfFile) lay(ctx context.Context) (*ncLayout, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.layout != nil || f.err != nil {
+		return f.layout, f.err
+	}
+	vars, err := ncNarrow(ctx, f.vars)
+	if err != nil {
+		return nil, err // the caller gave up: the next one tries again
+	}
+	f.layout, f.err = layoutNetCDF(nodeAttributes(f.node), vars)
+	if f.err != nil {
+		f.err = fmt.Errorf("group %q: dataset.nc: %w: %v", f.node.Path, zarr.ErrUnsupported, f.err)
+	}
 	return f.layout, f.err
 }
 
-// Size is the header's length and the variables': known from metadata.
-func (f *netcdfFile) Size(context.Context) (int64, error) {
-	l, err := f.lay()
+// Size is the header's length and the variables'.
+func (f *netcdfFile) Size(ctx context.Context) (int64, error) {
+	l, err := f.lay(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -887,8 +1012,8 @@ func (f *netcdfFile) Size(context.Context) (int64, error) {
 }
 
 // Check fails only when the arrays do not fit any NetCDF format.
-func (f *netcdfFile) Check(context.Context) error {
-	_, err := f.lay()
+func (f *netcdfFile) Check(ctx context.Context) error {
+	_, err := f.lay(ctx)
 	return err
 }
 
@@ -896,7 +1021,7 @@ func (f *netcdfFile) Check(context.Context) error {
 // the array's elements under the bytes asked for, converted, and the
 // zero padding to a multiple of four bytes after them.
 func (f *netcdfFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
-	l, err := f.lay()
+	l, err := f.lay(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -935,28 +1060,31 @@ func (f *netcdfFile) ReadAt(ctx context.Context, p []byte, off int64) (int, erro
 }
 
 // read fills p with the variable's values from byte off: the elements
-// under them read from the array (through its cache) and converted. A read that starts or ends inside an element reads the whole
-// element into a buffer of its own.
+// under them read from the array (through its cache) and converted. A
+// read that starts or ends inside an element, or of elements the file
+// stores smaller, reads the elements into a buffer of its own.
 func (v ncVar) read(ctx context.Context, p []byte, off int64) error {
-	s := int64(v.unit)
-	start := off - off%s
-	end := off + int64(len(p))
-	if r := end % s; r != 0 {
-		end += s - r
+	fu, su := int64(v.fUnit), int64(v.unit)
+	e0 := off / fu
+	e1 := (off + int64(len(p)) + fu - 1) / fu
+	src := p
+	inPlace := fu == su && e0*fu == off && e1*fu == off+int64(len(p))
+	if !inPlace {
+		src = make([]byte, (e1-e0)*su)
 	}
-	buf := p
-	if start != off || end != off+int64(len(p)) {
-		buf = make([]byte, end-start)
-	}
-	if n, err := v.array.ReadAt(ctx, buf, start); n < len(buf) {
+	if n, err := v.array.ReadAt(ctx, src, e0*su); n < len(src) {
 		if err == nil || errors.Is(err, io.EOF) {
-			err = fmt.Errorf("variable data at %d: %w", start, io.ErrUnexpectedEOF)
+			err = fmt.Errorf("variable data at %d: %w", e0*su, io.ErrUnexpectedEOF)
 		}
 		return err
 	}
-	v.convert(buf, v.unit)
-	if start != off || len(buf) != len(p) {
-		copy(p, buf[off-start:])
+	dst := src
+	if fu != su {
+		dst = make([]byte, (e1-e0)*fu)
+	}
+	v.convert(src, dst)
+	if !inPlace {
+		copy(p, dst[off-e0*fu:])
 	}
 	return nil
 }

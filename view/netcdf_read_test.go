@@ -62,7 +62,7 @@ func TestNetCDFReadsOnlyChunksUnder(t *testing.T) {
 	ctx := context.Background()
 	st := bigGroup(t)
 	f := netcdfOf(t, st)
-	l, err := f.lay()
+	l, err := f.lay(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func BenchmarkNetCDFFirstValue(b *testing.B) {
 	for b.Loop() {
 		st.reads = map[string]int{}
 		f := netcdfOf(b, st)
-		l, err := f.lay()
+		l, err := f.lay(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -120,4 +120,83 @@ func BenchmarkNetCDFFirstValue(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(chunks)/float64(b.N), "chunks/op")
+}
+
+// TestNetCDFClassicTypes: small int64 variables are stored as NC_INT when
+// their values fit 32 bits, as NC_DOUBLE when they are exact as doubles,
+// and stay NC_INT64 otherwise; uint16 is NC_SHORT with _Unsigned unless
+// the file is CDF-5 anyway. Every value read back, at every offset, is the
+// element converted.
+func TestNetCDFClassicTypes(t *testing.T) {
+	i64 := func(vs ...int64) []byte {
+		var b []byte
+		for _, v := range vs {
+			b = binary.LittleEndian.AppendUint64(b, uint64(v))
+		}
+		return b
+	}
+	for _, c := range []struct {
+		name    string
+		values  []int64
+		version byte
+		be      func(int64) []byte // a value as the file holds it
+	}{
+		{"int32 range", []int64{-5, 0, 1 << 30}, 1, func(v int64) []byte { return binary.BigEndian.AppendUint32(nil, uint32(int32(v))) }},
+		{"double range", []int64{-1 << 53, 0, 1 << 40}, 1, func(v int64) []byte { return binary.BigEndian.AppendUint64(nil, math.Float64bits(float64(v))) }},
+		{"int64 range", []int64{0, 1<<53 + 1, 7}, 5, func(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }},
+	} {
+		mem := newStore(t)
+		writeArray(t, mem, "v", zarr.ArrayMeta{Shape: []int64{3}, ChunkShape: []int64{2}, DataType: "int64", FillValue: 0,
+			DimensionNames: []string{"n"}}, i64(c.values...))
+		writeArray(t, mem, "u", zarr.ArrayMeta{Shape: []int64{3}, ChunkShape: []int64{3}, DataType: "uint16", FillValue: 65535,
+			DimensionNames: []string{"n"}}, []byte{1, 0, 0xff, 0xff, 0, 0x80})
+		ctx := context.Background()
+		h, err := zarr.Open(ctx, mem, zarr.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, _ := h.Node(ctx, "")
+		var children []*zarr.Node
+		for _, p := range []string{"u", "v"} {
+			n, _ := h.Node(ctx, p)
+			children = append(children, n)
+		}
+		f := Find(New(h, Config{}).Files(root, children), "dataset.nc").(*netcdfFile)
+		l, err := f.lay(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkHeader(t, l)
+		if l.version != c.version {
+			t.Errorf("%s: CDF-%d, want CDF-%d", c.name, l.version, c.version)
+		}
+		var want []byte
+		for _, v := range c.values {
+			want = append(want, c.be(v)...)
+		}
+		size, _ := f.Size(ctx)
+		all := make([]byte, size)
+		if _, err := f.ReadAt(ctx, all, 0); err != nil {
+			t.Fatal(err)
+		}
+		// u is laid out first (smaller), v last.
+		v := l.vars[1]
+		if got := all[v.begin : v.begin+v.size]; !slices.Equal(got, want) {
+			t.Errorf("%s: v holds %x, want %x", c.name, got, want)
+		}
+		for off := v.begin; off < v.begin+v.size; off++ { // reads starting inside elements
+			b := make([]byte, v.begin+v.size-off)
+			if _, err := f.ReadAt(ctx, b, off); err != nil || !slices.Equal(b, want[off-v.begin:]) {
+				t.Errorf("%s: read at %d: %x, %v", c.name, off, b, err)
+			}
+		}
+		u := l.vars[0]
+		if got := all[u.begin : u.begin+u.size]; !slices.Equal(got, []byte{0, 1, 0xff, 0xff, 0x80, 0}) {
+			t.Errorf("%s: u holds %x", c.name, got)
+		}
+		hdr := string(l.header)
+		if unsigned := strings.Contains(hdr, "_Unsigned"); unsigned != (c.version != 5) {
+			t.Errorf("%s: _Unsigned in the header: %v", c.name, unsigned)
+		}
+	}
 }

@@ -52,8 +52,12 @@ func TestNetCDFFormat(t *testing.T) {
 		last    int64 // the size of the variable laid out last
 	}{
 		{"small", []ncVarSpec{v("a", 10, f8)}, 1, 80},
-		{"uint8", []ncVarSpec{v("a", 10, elemType{kind: 'u', size: 1})}, 5, 10},
+		{"uint8: a byte with _Unsigned", []ncVarSpec{v("a", 10, elemType{kind: 'u', size: 1})}, 1, 10},
+		{"uint32: an int with _Unsigned", []ncVarSpec{v("a", 10, elemType{kind: 'u', size: 4})}, 1, 40},
+		{"uint64", []ncVarSpec{v("a", 10, elemType{kind: 'u', size: 8})}, 5, 80},
 		{"datetime", []ncVarSpec{v("a", 10, elemType{kind: 'M', size: 8, unit: "ns"})}, 5, 80},
+		{"datetime as int32", []ncVarSpec{{name: "a", elem: elemType{kind: 'M', size: 8, unit: "h"}, shape: []int64{10}, as: asInt32}}, 1, 40},
+		{"int64 as double", []ncVarSpec{{name: "a", elem: elemType{kind: 'i', size: 8}, shape: []int64{10}, as: asDouble}}, 1, 80},
 		{"one huge, moved last", []ncVarSpec{v("huge", 600e6, f8), v("b", 10, f8)}, 1, 4.8e9},
 		{"over 2 GiB and over 4 GiB", []ncVarSpec{v("a", 300e6, f8), v("b", 600e6, f8)}, 2, 4.8e9},
 		{"two over 4 GiB", []ncVarSpec{v("a", 600e6, f8), v("b", 600e6, f8)}, 5, 4.8e9},
@@ -301,7 +305,6 @@ func FuzzNetCDFHeader(f *testing.F) {
 		}
 		checkHeader(t, l)
 		f := &netcdfFile{node: nil, layout: l}
-		f.once.Do(func() {})
 		got := make([]byte, len(l.header))
 		if n, err := f.ReadAt(context.Background(), got, 0); n != len(got) || err != nil && !errors.Is(err, io.EOF) {
 			t.Fatalf("read %d of %d header bytes: %v", n, len(got), err)

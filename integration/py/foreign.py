@@ -334,6 +334,24 @@ def nc_type_ok(z):
     return (k in NC_KINDS or z.dtype.kind in "SUMm") and all(n > 0 for n in z.shape)
 
 
+def needs_cdf5(z):
+    """Whether a group holding z needs CDF-5 (issue 44): uint64 always;
+    int64, datetimes and timedeltas unless they have at most 65,536
+    elements whose values (and fill value) are exact as doubles (then
+    NC_INT or NC_DOUBLE); uint8/16/32 never (the signed type of their size
+    with _Unsigned = "true")."""
+    if kind(z.dtype) == "u8":
+        return True
+    if kind(z.dtype) != "i8" and z.dtype.kind not in "Mm":
+        return False
+    if z.size > 65536:
+        return True
+    vals = np.asarray(z[...]).view("<i8").ravel().tolist()
+    if z.fill_value is not None:
+        vals.append(int(np.asarray(z.fill_value, dtype=z.dtype).view("<i8")))
+    return any(abs(v) > 2**53 for v in vals)
+
+
 def netcdf(store, mount):
     import netCDF4
     n_vars = 0
@@ -357,8 +375,7 @@ def netcdf(store, mount):
         ds = netCDF4.Dataset(nc)
         ds.set_auto_maskandscale(False)
         ds.set_auto_chartostring(False)
-        need5 = any(kind(z.dtype) in {"u1", "u2", "u4", "u8", "i8"} or z.dtype.kind in "Mm"
-                    for name, z in arrays if nc_type_ok(z))
+        need5 = any(needs_cdf5(z) for name, z in arrays if nc_type_ok(z))
         want_model = "NETCDF3_64BIT_DATA" if need5 else "NETCDF3_CLASSIC"
         if ds.data_model != want_model:
             fail("%s: data model %s, want %s" % (path, ds.data_model, want_model))
