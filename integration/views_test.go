@@ -116,3 +116,50 @@ func TestMountNetCDFClassic(t *testing.T) {
 	out := peertest.RunPython(t, classicProgram, store, m.dir)
 	t.Logf("%s", strings.TrimSpace(string(out)))
 }
+
+// bandsProgram reads MOUNT/temperature/data (the example's 24-step time
+// stack) with GDAL: 24 bands, the first gray (a stack opens as one band,
+// not an RGB mix), each named with the array's path and its time as
+// xarray decodes the time coordinate (units and calendar from the store's
+// zarr.json), and MOUNT/image/data's one band named with its path.
+const bandsProgram = `
+import json, sys
+import numpy as np, pandas as pd
+from osgeo import gdal
+from xarray.coding.times import decode_cf_datetime
+store, mount = sys.argv[1], sys.argv[2]
+gdal.UseExceptions()
+bad = []
+attrs = json.load(open(store + "/time/zarr.json"))["attributes"]
+times = decode_cf_datetime(np.load(mount + "/time/data.npy"), attrs["units"], attrs.get("calendar"))
+ds = gdal.Open(mount + "/temperature/data")
+print("temperature: %d bands, band 1 %s, %r" % (ds.RasterCount, gdal.GetColorInterpretationName(ds.GetRasterBand(1).GetColorInterpretation()), ds.GetRasterBand(1).GetDescription()))
+if ds.RasterCount != len(times):
+    bad.append("%d bands for %d times" % (ds.RasterCount, len(times)))
+if ds.GetRasterBand(1).GetColorInterpretation() != gdal.GCI_GrayIndex:
+    bad.append("band 1 is not gray")
+for i, t in enumerate(times):
+    want = "/temperature time " + pd.Timestamp(t).strftime("%Y-%m-%d %H:%M")
+    got = ds.GetRasterBand(i + 1).GetDescription()
+    if got != want:
+        bad.append("band %d: %r, want %r" % (i + 1, got, want))
+img = gdal.Open(mount + "/image/data")
+if img.GetRasterBand(1).GetDescription() != "/image":
+    bad.append("image band 1: %r" % img.GetRasterBand(1).GetDescription())
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+`
+
+// TestMountENVIBands: what QGIS shows of data.hdr through GDAL (issue 44
+// item 6): band names with the array's path and decoded CF times, and a
+// stack opening as its first band.
+func TestMountENVIBands(t *testing.T) {
+	needFuse(t)
+	peertest.NeedPythonModules(t, "import osgeo.gdal, xarray, pandas", "python3-gdal, python3-xarray")
+	store := filepath.Join(t.TempDir(), "example")
+	mustZarrfs(t, "example", store)
+	m := mountStore(t, store)
+	out := peertest.RunPython(t, bandsProgram, store, m.dir)
+	t.Logf("%s", strings.TrimSpace(string(out)))
+}

@@ -3,6 +3,7 @@ package view
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"path"
@@ -115,6 +116,9 @@ func (f *enviFile) coordinates(ctx context.Context) []*coordinate {
 	return coords
 }
 
+// maxBandNames bounds the bands data.hdr names.
+const maxBandNames = 1 << 16
+
 // maxCoordinate bounds the length of the coordinate arrays a header reads.
 const maxCoordinate = 1 << 20
 
@@ -123,6 +127,8 @@ type coordinate struct {
 	values []float64
 	text   []string // the values as spelled in band names
 	attrs  []jsonMember
+	// timeUnits are the CF units of a datetime coordinate's values.
+	timeUnits string
 }
 
 // readCoordinate reads the 1-D array at p of length n; nil when there is
@@ -137,7 +143,8 @@ func readCoordinate(ctx context.Context, h *zarr.Hierarchy, p string, n int64) *
 		return nil
 	}
 	t, ok := parseNumPy(c.Array.DataType().NumPy)
-	if !ok || !(t.numeric() || t.kind == 'S') {
+	datetime := t.kind == 'M' && t.size == 8 && cfTimeUnits[t.unit] != ""
+	if !ok || !(t.numeric() || t.kind == 'S' || datetime) {
 		return nil
 	}
 	buf := make([]byte, c.Array.Size())
@@ -150,11 +157,36 @@ func readCoordinate(ctx context.Context, h *zarr.Hierarchy, p string, n int64) *
 			co.text = append(co.text, string(bytes.TrimRight(buf[i:i+t.size], "\x00")))
 			continue
 		}
+		if datetime {
+			v := int64(binary.LittleEndian.Uint64(buf[i:]))
+			co.values = append(co.values, float64(v))
+			co.text = append(co.text, strconv.FormatInt(v, 10))
+			continue
+		}
 		v, s := t.value(buf[i : i+t.size])
 		co.values = append(co.values, v)
 		co.text = append(co.text, s)
 	}
+	if datetime {
+		co.timeUnits = cfTimeUnits[t.unit] + " since 1970-01-01"
+	}
 	return co
+}
+
+// labels returns how band names show the coordinate's values: decoded
+// times for a CF time coordinate (by its units and calendar, or its
+// datetime type), else the values as spelled.
+func (c *coordinate) labels() []string {
+	units := c.timeUnits
+	if units == "" {
+		units = c.attr("units")
+	}
+	if len(c.values) == len(c.text) && strings.Contains(units, " since ") {
+		if text, ok := cfTimes(c.values, units, c.attr("calendar")); ok {
+			return text
+		}
+	}
+	return c.text
 }
 
 // attr returns a string attribute of the coordinate, or "".
@@ -239,12 +271,31 @@ func enviHeader(n *zarr.Node, t elemType, coords []*coordinate) []byte {
 		}
 		return ""
 	}
-	if rank == 3 && coords[0] != nil {
-		names := make([]string, len(coords[0].text))
-		for i, s := range coords[0].text {
-			names[i] = enviText(dimName(0) + " " + s)
+	// Band names carry the array's path (QGIS names every layer of these
+	// files "data"); a stack's bands along a single leading coordinate
+	// its values, times decoded. A stack opens as its first band (ENVI's
+	// default bands; GDAL makes it gray), not an RGB mix of three.
+	name := enviText("/" + n.Path)
+	switch {
+	case bands == 1:
+		fmt.Fprintf(&b, "band names = {%s}\n", name)
+	case bands <= maxBandNames:
+		names := make([]string, bands)
+		var labels []string
+		if rank == 3 && coords[0] != nil {
+			labels = coords[0].labels()
+		}
+		for i := range names {
+			if len(labels) == len(names) {
+				names[i] = name + " " + enviText(dimName(0)+" "+labels[i])
+			} else {
+				names[i] = name + " band " + strconv.Itoa(i+1)
+			}
 		}
 		fmt.Fprintf(&b, "band names = {%s}\n", strings.Join(names, ", "))
+	}
+	if bands > 1 {
+		b.WriteString("default bands = {1}\n")
 	}
 	if rank >= 2 {
 		y, x := coords[rank-2], coords[rank-1]

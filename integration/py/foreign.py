@@ -461,7 +461,7 @@ def geo(store, mount):
         if ds.GetSpatialRef() is None or not ds.GetSpatialRef().IsGeographic():
             fail("geo/%s: GDAL sees no geographic CRS" % name)
         names = [ds.GetRasterBand(i + 1).GetDescription() for i in range(ds.RasterCount)]
-        if names != ["band 400", "band 500", "band 600.5"]:
+        if names != ["/geo/%s/field band %s" % (name, b) for b in ("400", "500", "600.5")]:
             fail("geo/%s: band names %s" % (name, names))
         if ds.GetRasterBand(1).GetNoDataValue() != -9999:
             fail("geo/%s: no-data value %s, want -9999" % (name, ds.GetRasterBand(1).GetNoDataValue()))
