@@ -163,3 +163,63 @@ func TestMountENVIBands(t *testing.T) {
 	out := peertest.RunPython(t, bandsProgram, store, m.dir)
 	t.Logf("%s", strings.TrimSpace(string(out)))
 }
+
+// projectedProgram writes, with xarray, two projected rasters (UTM zone
+// 33N, x and y in metres at 30 m): "wkt", as rioxarray writes them (a
+// spatial_ref variable with crs_wkt named by the field's grid_mapping),
+// and "epsg", with only proj:epsg on the group (GeoZarr). With a mount
+// given, GDAL opens each MOUNT/GROUP/field/data through data.hdr: its
+// geotransform must place pixel centres on the coordinates and its CRS
+// must be EPSG:32633.
+const projectedProgram = `
+import sys
+import numpy as np, xarray as xr
+from osgeo import gdal, osr
+store = sys.argv[1]
+utm = osr.SpatialReference()
+utm.ImportFromEPSG(32633)
+x = 500000 + 30.0 * np.arange(40)
+y = 4000000 - 30.0 * np.arange(25)
+if len(sys.argv) == 2:
+    field = np.arange(25 * 40, dtype="f4").reshape(25, 40)
+    for group in ("wkt", "epsg"):
+        ds = xr.Dataset({"field": (("y", "x"), field)}, coords={"x": x, "y": y})
+        ds.x.attrs.update(standard_name="projection_x_coordinate", units="m", axis="X")
+        ds.y.attrs.update(standard_name="projection_y_coordinate", units="m", axis="Y")
+        if group == "wkt":
+            ds["spatial_ref"] = ((), np.int64(0), {"crs_wkt": utm.ExportToWkt(), "spatial_ref": utm.ExportToWkt()})
+            ds.field.attrs["grid_mapping"] = "spatial_ref"
+        else:
+            ds.attrs["proj:epsg"] = 32633
+        ds.to_zarr(store, group=group, mode="a")
+    sys.exit(0)
+gdal.UseExceptions()
+mount = sys.argv[2]
+bad = []
+for group in ("wkt", "epsg"):
+    d = gdal.Open("%s/%s/field/data" % (mount, group))
+    gt = d.GetGeoTransform()
+    srs = d.GetSpatialRef()
+    print("%s: geotransform %s, CRS %s" % (group, gt, srs.GetName() if srs else None))
+    want = (x[0] - 15, 30.0, 0.0, y[0] + 15, 0.0, -30.0)
+    if any(abs(a - b) > 1e-6 for a, b in zip(gt, want)):
+        bad.append("%s: geotransform %s, want %s" % (group, gt, want))
+    if srs is None or not srs.IsSame(utm, ["IGNORE_DATA_AXIS_TO_SRS_AXIS_MAPPING=YES"]) and srs.GetAuthorityCode(None) != "32633":
+        bad.append("%s: CRS %s" % (group, srs.ExportToWkt() if srs else None))
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+`
+
+// TestMountProjectedENVI: projected rasters (issue 44 item 5) get a map
+// info and a coordinate system string in data.hdr, which GDAL reads as
+// their geotransform and CRS.
+func TestMountProjectedENVI(t *testing.T) {
+	needFuse(t)
+	peertest.NeedPythonModules(t, "import osgeo.gdal, xarray", "python3-gdal, python3-xarray")
+	store := filepath.Join(t.TempDir(), "utm.zarr")
+	peertest.RunPython(t, projectedProgram, store)
+	m := mountStore(t, store)
+	out := peertest.RunPython(t, projectedProgram, store, m.dir)
+	t.Logf("%s", strings.TrimSpace(string(out)))
+}

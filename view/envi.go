@@ -29,6 +29,13 @@ import (
 // ENVI's y size is positive when latitude decreases down the rows, and a
 // grid stored south to north (latitude increasing) has a negative y size,
 // which GDAL reads as a south-up geotransform.
+//
+// Projected rasters: where the last two dimensions have evenly spaced
+// projected x and y coordinates (CF standard_name, axis, or the names x
+// and y) and the array names its CRS (a CF grid_mapping variable's
+// crs_wkt or spatial_ref, as rioxarray and GDAL write it, or proj:wkt2 /
+// proj:epsg), the header gets a map info and the WKT as its coordinate
+// system string, from which GDAL's ENVI driver takes the CRS.
 
 // hasElements reports whether an array has at least one element (raster
 // and volume headers need at least one).
@@ -93,7 +100,106 @@ func (f *enviFile) header(ctx context.Context) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return enviHeader(f.node, f.elem, coords), nil
+	crs := f.crs(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return enviHeader(f.node, f.elem, coords, crs), nil
+}
+
+// projection is the coordinate reference system of a projected raster, as
+// its attributes name it: a WKT, or an EPSG code.
+type projection struct {
+	wkt  string
+	epsg int64
+}
+
+// crs returns the array's projection, or nil: the WKT (crs_wkt, or GDAL's
+// and rioxarray's spatial_ref) of the CF grid-mapping variable its
+// grid_mapping attribute names in its group, else a proj:wkt2 or
+// proj:epsg attribute (the STAC projection extension, as GeoZarr writes
+// it) of the array or of its group.
+func (f *enviFile) crs(ctx context.Context) *projection {
+	attrs := nodeAttributes(f.node)
+	if gm := attrString(attrs, "grid_mapping"); strings.TrimSpace(gm) != "" && f.h != nil {
+		// "NAME" or CF's extended "NAME: COORDS …" form: the first name.
+		name, _, _ := strings.Cut(strings.Fields(gm)[0], ":")
+		p := strings.TrimPrefix(path.Join(path.Dir("/"+f.node.Path), name), "/")
+		if c, err := f.h.Node(ctx, p); err == nil && c.Err == nil {
+			ca := nodeAttributes(c)
+			for _, k := range []string{"crs_wkt", "spatial_ref"} {
+				if w := attrString(ca, k); w != "" {
+					return &projection{wkt: w}
+				}
+			}
+		}
+	}
+	sources := [][]jsonMember{attrs}
+	if f.h != nil && f.node.Path != "" {
+		if g, err := f.h.Node(ctx, strings.TrimPrefix(path.Dir("/"+f.node.Path), "/")); err == nil && g.Err == nil {
+			sources = append(sources, nodeAttributes(g))
+		}
+	}
+	for _, a := range sources {
+		if w := attrString(a, "proj:wkt2"); w != "" {
+			return &projection{wkt: w}
+		}
+		for _, m := range a {
+			if i, ok := m.value.integer(); m.name == "proj:epsg" && m.value.kind == jsonNumber && ok {
+				return &projection{epsg: i}
+			}
+		}
+	}
+	return nil
+}
+
+// attrString returns a string attribute, or "".
+func attrString(attrs []jsonMember, name string) string {
+	for _, m := range attrs {
+		if m.name == name && m.value.kind == jsonString {
+			return m.value.str
+		}
+	}
+	return ""
+}
+
+// projectedAxis reports whether the coordinate named name is a projected
+// x (or y) coordinate: by standard_name, axis, or, having neither, its
+// name "x" (or "y").
+func (c *coordinate) projectedAxis(name string, y bool) bool {
+	if c == nil || len(c.values) == 0 {
+		return false
+	}
+	std, axis := c.attr("standard_name"), strings.ToUpper(c.attr("axis"))
+	if y {
+		return std == "projection_y_coordinate" || axis == "Y" || std == "" && axis == "" && name == "y"
+	}
+	return std == "projection_x_coordinate" || axis == "X" || std == "" && axis == "" && name == "x"
+}
+
+// projectedMapInfo returns the map info and coordinate system string of a
+// projected raster whose first pixel centre is (x0, y0), with steps dx and
+// dy (y's sign as ENVI has it: positive when y falls down the rows), or
+// "" when the projection cannot be written: a WKT goes into the coordinate
+// system string, which GDAL's ENVI driver reads as the raster's CRS (the
+// map info's projection is then "Arbitrary"); an EPSG code alone is
+// written only for WGS 84 / UTM (32601–32660 north, 32701–32760 south),
+// which ENVI's map info names itself.
+func projectedMapInfo(p *projection, x0, y0, dx, dy float64) string {
+	at := fmt.Sprintf("1.5, 1.5, %s, %s, %s, %s", fmtFloat(x0), fmtFloat(y0), fmtFloat(dx), fmtFloat(dy))
+	switch {
+	case p.wkt != "":
+		wkt := strings.Join(strings.Fields(p.wkt), " ")
+		if strings.ContainsAny(wkt, "{}") {
+			return ""
+		}
+		return "map info = {Arbitrary, " + at + ", units=Meters}\ncoordinate system string = {" + wkt + "}\n"
+	case p.epsg > 32600 && p.epsg <= 32660:
+		return fmt.Sprintf("map info = {UTM, %s, %d, North, WGS-84, units=Meters}\n", at, p.epsg-32600)
+	case p.epsg > 32700 && p.epsg <= 32760:
+		return fmt.Sprintf("map info = {UTM, %s, %d, South, WGS-84, units=Meters}\n", at, p.epsg-32700)
+	}
+	return ""
 }
 
 // coordinates returns the values of the arrays named as each dimension of
@@ -240,7 +346,7 @@ func (c *coordinate) step() (float64, bool) {
 
 // enviHeader returns the ENVI header of node n's data, elements of type
 // t; coords are the coordinate arrays of its dimensions (nil where none).
-func enviHeader(n *zarr.Node, t elemType, coords []*coordinate) []byte {
+func enviHeader(n *zarr.Node, t elemType, coords []*coordinate, crs *projection) []byte {
 	a := n.Array
 	code := t.codes().envi
 	shape := a.Shape()
@@ -305,6 +411,12 @@ func enviHeader(n *zarr.Node, t elemType, coords []*coordinate) []byte {
 			if okX && okY {
 				fmt.Fprintf(&b, "map info = {Geographic Lat/Lon, 1.5, 1.5, %s, %s, %s, %s, WGS-84, units=Degrees}\n",
 					fmtFloat(x.values[0]), fmtFloat(y.values[0]), fmtFloat(dx), fmtFloat(-dy))
+			}
+		} else if crs != nil && y.projectedAxis(dimName(rank-2), true) && x.projectedAxis(dimName(rank-1), false) {
+			dy, okY := y.step()
+			dx, okX := x.step()
+			if okX && okY {
+				b.WriteString(projectedMapInfo(crs, x.values[0], y.values[0], dx, -dy))
 			}
 		}
 	}

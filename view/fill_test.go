@@ -91,3 +91,23 @@ func TestENVIIgnoreValue(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectedMapInfo: a WKT goes into the coordinate system string, an
+// EPSG code alone only for WGS 84 / UTM.
+func TestProjectedMapInfo(t *testing.T) {
+	for _, c := range []struct {
+		p    projection
+		want string
+	}{
+		{projection{wkt: "PROJCS[\"x\",\n  GEOGCS[\"y\"]]"}, "map info = {Arbitrary, 1.5, 1.5, 500000, 4e+06, 30, 30, units=Meters}\ncoordinate system string = {PROJCS[\"x\", GEOGCS[\"y\"]]}\n"},
+		{projection{wkt: "PROJCS[\"{\"]"}, ""},
+		{projection{epsg: 32633}, "map info = {UTM, 1.5, 1.5, 500000, 4e+06, 30, 30, 33, North, WGS-84, units=Meters}\n"},
+		{projection{epsg: 32760}, "map info = {UTM, 1.5, 1.5, 500000, 4e+06, 30, 30, 60, South, WGS-84, units=Meters}\n"},
+		{projection{epsg: 3857}, ""},
+		{projection{epsg: 32600}, ""},
+	} {
+		if got := projectedMapInfo(&c.p, 500000, 4e6, 30, 30); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.p, got, c.want)
+		}
+	}
+}
