@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -222,4 +223,31 @@ func TestMountProjectedENVI(t *testing.T) {
 	m := mountStore(t, store)
 	out := peertest.RunPython(t, projectedProgram, store, m.dir)
 	t.Logf("%s", strings.TrimSpace(string(out)))
+}
+
+// TestMountMessages (issue 44 item 7): a foreground mount says where it is
+// mounted and how to stop it; a second mount on the same folder is
+// refused; unmounting a busy mount names fuser and the lazy unmount.
+func TestMountMessages(t *testing.T) {
+	needFuse(t)
+	store := filepath.Join(t.TempDir(), "example")
+	mustZarrfs(t, "example", store)
+	m := mountStore(t, store)
+	if !strings.Contains(m.stderr.String(), "mounted at "+m.dir) || !strings.Contains(m.stderr.String(), "zarrfs unmount") {
+		t.Errorf("the foreground mount said %q", m.stderr.String())
+	}
+	r := runZarrfs(t, "mount", store, m.dir)
+	if r.err == nil || !strings.Contains(string(r.stderr), "already a mount point (fuse.zarrfs)") {
+		t.Errorf("a second mount on %s: %v, %q", m.dir, r.err, r.stderr)
+	}
+	busy := exec.Command("sleep", "30")
+	busy.Dir = filepath.Join(m.dir, "temperature")
+	if err := busy.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { busy.Process.Kill(); busy.Wait() }()
+	r = runZarrfs(t, "unmount", m.dir)
+	if r.err == nil || !strings.Contains(string(r.stderr), "fuser -vm") || !strings.Contains(string(r.stderr), "--lazy") {
+		t.Errorf("unmount of a busy mount: %v, %q", r.err, r.stderr)
+	}
 }

@@ -111,11 +111,76 @@ func run(ctx context.Context, e *env, args []string) int {
 	case errors.Is(err, errReported):
 		return 1
 	case errors.As(err, &re):
-		fmt.Fprintf(e.stderr, "%s: %s\n", name, oneLine(re.err.Error()))
+		hint := ""
+		if cmd == root {
+			if s := suggestion(root, args); s != "" {
+				hint = fmt.Sprintf(" (did you mean %q?)", root.Name()+" "+s)
+			}
+		}
+		fmt.Fprintf(e.stderr, "%s: %s%s\n", name, oneLine(re.err.Error()), hint)
 		return 1
+	}
+	if cmd == root {
+		if msg := unknownCommand(root, args); msg != "" {
+			fmt.Fprintf(e.stderr, "%s: %s (see %s -h)\n", name, msg, name)
+			return 2
+		}
 	}
 	fmt.Fprintf(e.stderr, "%s: %s (see %s -h)\n", name, oneLine(err.Error()), name)
 	return 2
+}
+
+// unknownCommand returns what to say of a command line the root refused
+// whose first word reads as a mistyped subcommand ("zarrfs mnt a b")
+// rather than the STORE of the mount(8) form: a word close to a
+// subcommand's name, or one that is not an existing file and, with other
+// than two arguments, cannot be a STORE. "" otherwise.
+func unknownCommand(root *cobra.Command, args []string) string {
+	words := notStores(args)
+	if len(words) == 0 {
+		return ""
+	}
+	if s := suggestion(root, args); s != "" {
+		return fmt.Sprintf("unknown command %q: did you mean %q?", words[0], s)
+	}
+	if len(words) != 2 {
+		return fmt.Sprintf("unknown command %q", words[0])
+	}
+	return ""
+}
+
+// notStores returns the positional words of args when the first cannot be
+// a STORE (it names no file and has no "/", "." or ":"), else nil.
+func notStores(args []string) []string {
+	var words []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			words = append(words, a)
+		}
+	}
+	if len(words) == 0 || strings.ContainsAny(words[0], "/.:") {
+		return nil
+	}
+	if _, err := os.Stat(words[0]); err == nil {
+		return nil
+	}
+	return words
+}
+
+// suggestion returns the subcommand the first word of args is a likely
+// typing mistake for (cobra's edit distance of at most 2), or "".
+func suggestion(root *cobra.Command, args []string) string {
+	words := notStores(args)
+	if len(words) == 0 {
+		return ""
+	}
+	if root.SuggestionsMinimumDistance <= 0 {
+		root.SuggestionsMinimumDistance = 2
+	}
+	if s := root.SuggestionsFor(words[0]); len(s) > 0 {
+		return s[0]
+	}
+	return ""
 }
 
 // newRoot returns the command tree: the root command, which is also the

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,76 @@ func TestExampleRefusesNonEmptyDir(t *testing.T) {
 func TestOneLine(t *testing.T) {
 	if got := oneLine("a: b\n  c\r\nd\n"); got != "a: b c d" {
 		t.Errorf("oneLine = %q", got)
+	}
+}
+
+// TestMistypedCommand: a word that cannot be a STORE and is close to a
+// subcommand is named as an unknown command with the suggestion (with 2
+// arguments, the mount(8) form's error about the STORE gets it as a hint);
+// an existing file is a STORE.
+func TestMistypedCommand(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"mnt", "a", "b"}, 2, `zarrfs: unknown command "mnt": did you mean "mount"? (see zarrfs -h)`},
+		{[]string{"mount-it", "a", "b", "c"}, 2, `zarrfs: unknown command "mount-it" (see zarrfs -h)`},
+	} {
+		code, _, errOut := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%q: status %d, stderr %q; want %d and %q", c.args, code, errOut, c.code, c.want)
+		}
+	}
+	// Two words are the mount(8) form, which would start a daemon here:
+	// the hint its error gets is checked without running it.
+	root := newRoot(&env{})
+	for word, want := range map[string]string{"lss": "ls", "treee": "tree", "xyzzy": ""} {
+		if got := suggestion(root, []string{word, "a"}); got != want {
+			t.Errorf("suggestion for %q: %q, want %q", word, got, want)
+		}
+	}
+	if err := os.Mkdir("mnt", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, errOut := runCLI(t, "mnt", "a", "b"); strings.Contains(errOut, "did you mean") {
+		t.Errorf("an existing folder named mnt taken for a mistyped command: %q", errOut)
+	}
+}
+
+// TestMountedAt reads /proc/self/mountinfo lines, escapes included.
+func TestMountedAt(t *testing.T) {
+	info := "36 35 98:0 / /mnt/a\\040b rw,noatime master:1 - fuse.zarrfs /data/x.zarr ro\n" +
+		"37 35 98:0 / /tmp/m rw - ext4 /dev/sda1 rw\n"
+	for _, c := range []struct {
+		path, fstype string
+		ok           bool
+	}{
+		{"/mnt/a b", "fuse.zarrfs", true},
+		{"/tmp/m", "ext4", true},
+		{"/tmp", "", false},
+		{"/mnt/a\\040b", "", false},
+	} {
+		if fstype, ok := mountedAt(info, c.path); fstype != c.fstype || ok != c.ok {
+			t.Errorf("mountedAt(%q) = %q, %v; want %q, %v", c.path, fstype, ok, c.fstype, c.ok)
+		}
+	}
+	if err := notMounted("/proc"); err == nil || !strings.Contains(err.Error(), "already a mount point (proc)") {
+		t.Errorf("notMounted(/proc) = %v", err)
+	}
+	if err := notMounted(t.TempDir()); err != nil {
+		t.Errorf("notMounted(a new folder) = %v", err)
+	}
+}
+
+// TestBusyHint: a busy unmount names fuser and the lazy unmount.
+func TestBusyHint(t *testing.T) {
+	err := busyHint(errors.New("unmount /tmp/m: device or resource busy"), "/tmp/m")
+	if !strings.Contains(err.Error(), "fuser -vm /tmp/m") || !strings.Contains(err.Error(), "zarrfs unmount --lazy /tmp/m") {
+		t.Errorf("busy: %v", err)
+	}
+	if err := busyHint(errors.New("not a mount point"), "/x"); err.Error() != "not a mount point" {
+		t.Errorf("not busy: %v", err)
 	}
 }

@@ -6,9 +6,12 @@ import (
 	"io"
 	"log"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -47,13 +50,18 @@ type mountFlags struct {
 
 func (m *mountFlags) register(fl *pflag.FlagSet) {
 	m.cacheSize = sizeValue(defaultCacheSize())
-	fl.Var(&m.cacheSize, "cache-size", "size of the decoded-chunk cache (e.g. 1GiB; 0 disables it; default 1GiB or a quarter of RAM if less)")
+	fl.Var(&m.cacheSize, "cache-size", "size of the decoded-chunk cache (e.g. 2GiB; 0 disables it)")
+	// The default depends on the machine: said once, in words, not as
+	// the size of the machine that ran -h or made the man page.
+	fl.Lookup("cache-size").DefValue = "1GiB, or a quarter of RAM if less"
 	fl.BoolVar(&m.allowOther, "allow-other", false, "let other users read the mount (needs user_allow_other in /etc/fuse.conf unless root)")
-	fl.Uint32Var(&m.uid, "uid", uint32(os.Getuid()), "owner of the files in the mount (default: the user who mounts)")
-	fl.Uint32Var(&m.gid, "gid", uint32(os.Getgid()), "group of the files in the mount (default: the user's group)")
+	m.uid, m.gid = uint32(os.Getuid()), uint32(os.Getgid())
+	fl.Var((*idValue)(&m.uid), "uid", "owner of the files in the mount (default: the user who mounts)")
+	fl.Var((*idValue)(&m.gid), "gid", "group of the files in the mount (default: the user's group)")
 	// The defaults are the caller's, not those of whoever ran -h or
-	// generated the man page: shown in the usage text instead.
-	fl.Lookup("uid").DefValue, fl.Lookup("gid").DefValue = "0", "0"
+	// generated the man page: said in the usage text, and no default is
+	// shown (pflag prints none for "", and cobra's man pages no "=0").
+	fl.Lookup("uid").DefValue, fl.Lookup("gid").DefValue = "", ""
 	fl.BoolVar(&m.debug, "debug", false, "log every FUSE request")
 	fl.StringVar(&m.logFile, "log-file", "", "append log lines to this file instead of standard error")
 	fl.DurationVar(&m.grace, "detach-grace", detachGrace, "after SIGINT/SIGTERM with files open, serve them for at most this long")
@@ -64,6 +72,22 @@ func (m *mountFlags) register(fl *pflag.FlagSet) {
 	m.previewBudget = view.DefaultPreviewBudget
 	fl.Var(&m.previewBudget, "preview-budget", "most decoded chunks one preview.png reads (e.g. 256MiB); arrays over it have none, OME-Zarr levels use a smaller level")
 	fl.DurationVar(&m.live, "live", 0, "for a store that changes: read metadata, listings and chunks again once they are older than this (e.g. 30s); 0 caches them for the mount's life")
+}
+
+// idValue is a user or group id flag. Its default is the caller's, so it
+// shows none: pflag prints no default for an empty DefValue of a Value of
+// its own (it would print "(default )" for a Uint32Var's).
+type idValue uint32
+
+func (v *idValue) String() string { return strconv.FormatUint(uint64(*v), 10) }
+func (v *idValue) Type() string   { return "uint32" }
+func (v *idValue) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 32)
+	if err != nil {
+		return fmt.Errorf("not a user or group id: %q", s)
+	}
+	*v = idValue(n)
+	return nil
 }
 
 // defaultCacheSize is zarr.DefaultCacheSize, or a quarter of the
@@ -166,7 +190,8 @@ var mountCommand = command{
 	summary: "Mount STORE read-only at MOUNTPOINT and serve it in the foreground until it is\n" +
 		"unmounted; SIGINT or SIGTERM unmounts it (a second signal exits at once).\n" +
 		"With --daemon, return once the mount answers and serve it in the background,\n" +
-		"as `zarrfs STORE MOUNTPOINT` does.",
+		"as `zarrfs STORE MOUNTPOINT` does. A folder that is already a mount point is refused.\n" +
+		"\n" + mountLayout,
 	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
 		var m mountSpec
 		m.register(fl)
@@ -177,8 +202,29 @@ var mountCommand = command{
 	},
 }
 
-// mount mounts the opened hierarchy at mountpoint.
+// mountLayout describes the files of a mount, for mount -h and the man
+// pages (README.md, "The layout", says the same at length).
+const mountLayout = `Every group is a folder and every array a folder holding:
+  zarr.json, .zarray …  its metadata documents, byte for byte as stored
+  data                  the decoded elements: C order, little-endian (prod(shape) × itemsize bytes)
+  data.npy              the same behind a NumPy header: np.load(path, mmap_mode="r")
+  data.txt              (instead of data) variable-length strings, one element per line
+  info.txt              shape, type, chunks, codecs, fill value, attributes, for people
+  preview.png           a picture of the data, for file managers and image viewers
+  data.hdr              an ENVI header: GDAL and QGIS open data as a raster
+  data.npy.hdr          the same for data.npy
+  data.nhdr             a NRRD header: Fiji, 3D Slicer, ParaView open data
+and every group with arrays of NetCDF types also dataset.nc, its arrays as one NetCDF file
+(CDO, NCO, ncview, Panoply, xarray). Extended attributes user.zarr.* carry the metadata.
+data.npy, dataset.nc and previews are views of the same decoded bytes, not copies in the store:
+du counts them as files, and cp -r copies each array once per view.`
+
+// mount mounts the opened hierarchy at mountpoint, unless it is already a
+// mount point (zarrfs would stack on it, hiding the first mount).
 func (m *mountFlags) mount(o *opened, mountpoint string, logger *log.Logger) (*fs.Server, error) {
+	if err := notMounted(mountpoint); err != nil {
+		return nil, err
+	}
 	m.setMemoryLimit()
 	srv, err := fs.Mount(mountpoint, o.h, fs.Config{
 		FsName:     o.spec,
@@ -232,6 +278,9 @@ func serve(e *env, srv *fs.Server, mountpoint string, grace time.Duration, logge
 	}()
 	if ready != nil {
 		ready(e.stdout)
+	} else {
+		fmt.Fprintf(e.stderr, "zarrfs: mounted at %s; Ctrl-C here or `zarrfs unmount %s` unmounts it\n",
+			mountpoint, shellQuote(mountpoint))
 	}
 	select {
 	case <-done:
@@ -265,7 +314,79 @@ var unmountCommand = command{
 	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
 		lazy := fl.BoolP("lazy", "z", false, "detach even while files are open")
 		return func(_ context.Context, _ *env, args []string) error {
-			return fs.Unmount(args[0], *lazy)
+			return busyHint(fs.Unmount(args[0], *lazy), args[0])
 		}
 	},
+}
+
+// busyHint adds to an unmount's error, when the mount is busy, how to find
+// what holds it and how to detach it anyway.
+func busyHint(err error, mountpoint string) error {
+	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "busy") {
+		return err
+	}
+	q := shellQuote(mountpoint)
+	return fmt.Errorf("%w (files or folders in it are open: `fuser -vm %s` lists the processes; "+
+		"`zarrfs unmount --lazy %s` detaches it now and it goes once they close them)", err, q, q)
+}
+
+// notMounted fails when mountpoint is already a live mount point (any
+// file system, another zarrfs included), by /proc/self/mountinfo. A
+// mount whose daemon is gone (fs.CheckMountpoint's statfs fails) is left
+// to fs.Mount, which names the fusermount3 -u that clears it.
+func notMounted(mountpoint string) error {
+	abs, err := filepath.Abs(mountpoint)
+	if err != nil {
+		return nil
+	}
+	if fs.CheckMountpoint(abs) != nil {
+		return nil
+	}
+	info, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil
+	}
+	if fstype, ok := mountedAt(string(info), abs); ok {
+		return fmt.Errorf("%s is already a mount point (%s): unmount it first (zarrfs unmount %s) or choose another folder",
+			mountpoint, fstype, shellQuote(mountpoint))
+	}
+	return nil
+}
+
+// mountedAt returns the file system type mounted at path according to
+// the mountinfo text (proc(5): the fifth field is the mount point, octal
+// escapes for spaces and such; the type follows the " - " separator).
+func mountedAt(mountinfo, path string) (string, bool) {
+	for _, line := range strings.Split(mountinfo, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 || unescapeMountinfo(f[4]) != path {
+			continue
+		}
+		for i, x := range f {
+			if x == "-" && i+1 < len(f) {
+				return f[i+1], true
+			}
+		}
+		return "unknown type", true
+	}
+	return "", false
+}
+
+// unescapeMountinfo undoes the \NNN octal escapes of mountinfo fields.
+func unescapeMountinfo(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
