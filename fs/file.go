@@ -56,6 +56,9 @@ type openFile struct {
 func (n *fileNode) attr(ctx context.Context, out *fuse.Attr) {
 	size, _ := n.f.Size(ctx)
 	n.m.setAttr(out, fileMode, uint64(size), 1, n.mtime)
+	if view.Derived(n.f) {
+		out.Blocks = 0 // du counts the decoded bytes once, in data
+	}
 }
 
 // Getattr reports the file's attributes.

@@ -1,9 +1,12 @@
 package integration
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/zarrfs/zarrfs/internal/peertest"
@@ -250,4 +253,49 @@ func TestMountMessages(t *testing.T) {
 	if r.err == nil || !strings.Contains(string(r.stderr), "fuser -vm") || !strings.Contains(string(r.stderr), "--lazy") {
 		t.Errorf("unmount of a busy mount: %v, %q", r.err, r.stderr)
 	}
+}
+
+// TestMountDiskUsage (issue 44 item 8): du counts each array's decoded
+// bytes once, in data: data.npy, dataset.nc and preview.png report no
+// blocks (as /proc does), everything else its size in 512-byte blocks.
+func TestMountDiskUsage(t *testing.T) {
+	needFuse(t)
+	store := filepath.Join(t.TempDir(), "example")
+	mustZarrfs(t, "example", store)
+	m := mountStore(t, store)
+	var want int64
+	derived := 0
+	err := filepath.WalkDir(m.dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		var st syscall.Stat_t
+		if err := syscall.Stat(p, &st); err != nil {
+			return err
+		}
+		switch d.Name() {
+		case "data.npy", "dataset.nc", "preview.png":
+			derived++
+			if st.Blocks != 0 {
+				t.Errorf("%s: %d blocks, want 0", p, st.Blocks)
+			}
+		default:
+			if st.Blocks != (st.Size+511)/512 {
+				t.Errorf("%s: %d blocks for %d bytes", p, st.Blocks, st.Size)
+			}
+		}
+		want += st.Blocks
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Fields(string(run(t, "du", "-s", "-B512", m.dir)))
+	if len(out) == 0 || out[0] != strconv.FormatInt(want, 10) {
+		t.Errorf("du -s -B512: %v, want %d blocks", out, want)
+	}
+	if derived == 0 {
+		t.Error("no derived views found")
+	}
+	t.Logf("du: %d blocks of 512 bytes; %d derived views count none", want, derived)
 }

@@ -129,6 +129,21 @@ func SizeDecodes(f File) bool {
 	return ok
 }
 
+// Derived reports whether f is another view of bytes a sibling file
+// already shows (data.npy of data, a group's dataset.nc of its arrays'
+// data, preview.png): the mount reports no disk blocks for those (st_blocks
+// 0, as /proc and sysfs do), so that du counts each array's decoded bytes
+// once, in data.
+func Derived(f File) bool {
+	switch f := f.(type) {
+	case *dataFile:
+		return f.header != nil
+	case *netcdfFile, *previewFile:
+		return true
+	}
+	return false
+}
+
 // Find returns the file of files named name, or nil.
 func Find(files []File, name string) File {
 	for _, f := range files {
