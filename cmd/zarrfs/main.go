@@ -188,6 +188,8 @@ func suggestion(root *cobra.Command, args []string) string {
 func newRoot(e *env) *cobra.Command {
 	cobra.EnableCommandSorting = false // -h lists commands in their order
 	root := mountFormCommand(e)
+	// zarrfs(1) and -h say what a mount holds, as zarrfs-mount(1) does.
+	root.Long = strings.TrimRight(root.Long, "\n") + "\n\n" + mountLayout
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.SilenceErrors = true

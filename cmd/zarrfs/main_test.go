@@ -42,6 +42,12 @@ func TestSubcommandHelp(t *testing.T) {
 		})
 	}
 	_, out, _ := runCLI(t, "mount", "--help")
+	_, root, _ := runCLI(t, "--help")
+	for _, file := range []string{"data.npy.hdr", "dataset.nc", "preview.png", "info.txt"} {
+		if !strings.Contains(out, file) || !strings.Contains(root, file) {
+			t.Errorf("zarrfs -h or mount -h does not describe %s", file)
+		}
+	}
 	for _, flag := range []string{"--cache-size", "--allow-other", "--uid", "--gid", "--debug", "--log-file"} {
 		if !strings.Contains(out, flag) {
 			t.Errorf("mount -h does not mention %s:\n%s", flag, out)

@@ -216,8 +216,8 @@ const mountLayout = `Every group is a folder and every array a folder holding:
   data.nhdr             a NRRD header: Fiji, 3D Slicer, ParaView open data
 and every group with arrays of NetCDF types also dataset.nc, its arrays as one NetCDF file
 (CDO, NCO, ncview, Panoply, xarray). Extended attributes user.zarr.* carry the metadata.
-data.npy, dataset.nc and previews are views of the same decoded bytes, not copies in the store:
-du counts them as files, and cp -r copies each array once per view.`
+data.npy, dataset.nc and preview.png show the decoded bytes again: they report no disk blocks,
+so du counts each array once, but cp -r copies each array once per view.`
 
 // mount mounts the opened hierarchy at mountpoint, unless it is already a
 // mount point (zarrfs would stack on it, hiding the first mount).
