@@ -172,7 +172,9 @@ func TestMountENVIBands(t *testing.T) {
 // 33N, x and y in metres at 30 m): "wkt", as rioxarray writes them (a
 // spatial_ref variable with crs_wkt named by the field's grid_mapping),
 // and "epsg", with only proj:epsg on the group (GeoZarr). With a mount
-// given, GDAL opens each MOUNT/GROUP/field/data through data.hdr: its
+// given, GDAL opens each MOUNT/GROUP/field/data through data.hdr (and
+// "spatial", with proj:code and a spatial:transform and no coordinate
+// arrays, as the Zarr spatial convention writes them): its
 // geotransform must place pixel centres on the coordinates and its CRS
 // must be EPSG:32633.
 const projectedProgram = `
@@ -196,11 +198,16 @@ if len(sys.argv) == 2:
         else:
             ds.attrs["proj:epsg"] = 32633
         ds.to_zarr(store, group=group, mode="a")
+    # The spatial: and proj: conventions: a transform of pixel corners, no
+    # coordinate arrays.
+    ds = xr.Dataset({"field": (("y", "x"), field, {"proj:code": "EPSG:32633", "spatial:dimensions": ["y", "x"],
+                                                 "spatial:transform": [30.0, 0.0, 499985.0, 0.0, -30.0, 4000015.0]})})
+    ds.to_zarr(store, group="spatial", mode="a")
     sys.exit(0)
 gdal.UseExceptions()
 mount = sys.argv[2]
 bad = []
-for group in ("wkt", "epsg"):
+for group in ("wkt", "epsg", "spatial"):
     d = gdal.Open("%s/%s/field/data" % (mount, group))
     gt = d.GetGeoTransform()
     srs = d.GetSpatialRef()

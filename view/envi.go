@@ -112,6 +112,13 @@ func (f *enviFile) header(ctx context.Context) ([]byte, error) {
 type projection struct {
 	wkt  string
 	epsg int64
+	// transform is the spatial: convention's affine transform
+	// (spatial:transform, rasterio's order a, b, c, d, e, f: x = a·col +
+	// b·row + c, y = d·col + e·row + f), nil when there is none; centre
+	// says it maps pixel centres (spatial:registration "node"), not corners.
+	transform []float64
+	centre    bool
+	dims      []string // spatial:dimensions, [y, x]
 }
 
 // crs returns the array's projection, or nil: the WKT (crs_wkt, or GDAL's
@@ -140,17 +147,78 @@ func (f *enviFile) crs(ctx context.Context) *projection {
 			sources = append(sources, nodeAttributes(g))
 		}
 	}
+	var p *projection
 	for _, a := range sources {
 		if w := attrString(a, "proj:wkt2"); w != "" {
-			return &projection{wkt: w}
+			p = &projection{wkt: w}
+			break
+		}
+		if code, ok := strings.CutPrefix(attrString(a, "proj:code"), "EPSG:"); ok {
+			if i, err := strconv.ParseInt(code, 10, 64); err == nil {
+				p = &projection{epsg: i}
+				break
+			}
 		}
 		for _, m := range a {
 			if i, ok := m.value.integer(); m.name == "proj:epsg" && m.value.kind == jsonNumber && ok {
-				return &projection{epsg: i}
+				p = &projection{epsg: i}
 			}
 		}
+		if p != nil {
+			break
+		}
 	}
-	return nil
+	if p != nil {
+		p.spatial(sources)
+	}
+	return p
+}
+
+// spatial reads the spatial: convention (github.com/zarr-conventions/
+// spatial) of the array or, failing that, its group: an affine transform
+// of six finite numbers and the names of the spatial dimensions.
+func (p *projection) spatial(sources [][]jsonMember) {
+	for _, a := range sources {
+		for _, m := range a {
+			switch {
+			case m.name == "spatial:transform" && m.value.kind == jsonArray && len(m.value.items) == 6 && p.transform == nil:
+				t := make([]float64, 6)
+				for i, it := range m.value.items {
+					if it.kind != jsonNumber || !finite(it.float()) {
+						return
+					}
+					t[i] = it.float()
+				}
+				p.transform = t
+				p.centre = attrString(a, "spatial:registration") == "node"
+				p.dims = nil
+				for _, d := range a {
+					if d.name == "spatial:dimensions" && d.value.kind == jsonArray && len(d.value.items) == 2 &&
+						d.value.items[0].kind == jsonString && d.value.items[1].kind == jsonString {
+						p.dims = []string{d.value.items[0].str, d.value.items[1].str}
+					}
+				}
+			}
+		}
+		if p.transform != nil {
+			return
+		}
+	}
+}
+
+// northUpTransform returns the spatial: transform of a raster whose last
+// two dimensions are named y and x, when it has no rotation or shear
+// (ENVI's map info has none) and its spatial:dimensions, if any, are
+// those two; else nil.
+func (p *projection) northUpTransform(y, x string) []float64 {
+	if p == nil || p.transform == nil || p.transform[1] != 0 || p.transform[3] != 0 ||
+		p.transform[0] == 0 || p.transform[4] == 0 {
+		return nil
+	}
+	if p.dims != nil && (p.dims[0] != y || p.dims[1] != x) {
+		return nil
+	}
+	return p.transform
 }
 
 // attrString returns a string attribute, or "".
@@ -183,8 +251,8 @@ func (c *coordinate) projectedAxis(name string, y bool) bool {
 // "" when the projection cannot be written: a WKT goes into the coordinate
 // system string, which GDAL's ENVI driver reads as the raster's CRS (the
 // map info's projection is then "Arbitrary"); an EPSG code alone is
-// written only for WGS 84 / UTM (32601–32660 north, 32701–32760 south),
-// which ENVI's map info names itself.
+// written only for WGS 84 (4326) and WGS 84 / UTM (32601–32660 north,
+// 32701–32760 south), which ENVI's map info names itself.
 func projectedMapInfo(p *projection, x0, y0, dx, dy float64) string {
 	at := fmt.Sprintf("1.5, 1.5, %s, %s, %s, %s", fmtFloat(x0), fmtFloat(y0), fmtFloat(dx), fmtFloat(dy))
 	switch {
@@ -194,6 +262,8 @@ func projectedMapInfo(p *projection, x0, y0, dx, dy float64) string {
 			return ""
 		}
 		return "map info = {Arbitrary, " + at + ", units=Meters}\ncoordinate system string = {" + wkt + "}\n"
+	case p.epsg == 4326:
+		return "map info = {Geographic Lat/Lon, " + at + ", WGS-84, units=Degrees}\n"
 	case p.epsg > 32600 && p.epsg <= 32660:
 		return fmt.Sprintf("map info = {UTM, %s, %d, North, WGS-84, units=Meters}\n", at, p.epsg-32600)
 	case p.epsg > 32700 && p.epsg <= 32760:
@@ -418,6 +488,14 @@ func enviHeader(n *zarr.Node, t elemType, coords []*coordinate, crs *projection)
 			if okX && okY {
 				b.WriteString(projectedMapInfo(crs, x.values[0], y.values[0], dx, -dy))
 			}
+		} else if t := crs.northUpTransform(dimName(rank-2), dimName(rank-1)); t != nil {
+			// The spatial: convention: the transform places the first
+			// pixel's corner (ENVI's reference pixel 1, 1), or its centre.
+			mi := projectedMapInfo(crs, t[2], t[5], t[0], -t[4])
+			if !crs.centre {
+				mi = strings.Replace(mi, "1.5, 1.5, ", "1, 1, ", 1)
+			}
+			b.WriteString(mi)
 		}
 	}
 	return []byte(b.String())

@@ -103,6 +103,7 @@ func TestProjectedMapInfo(t *testing.T) {
 		{projection{wkt: "PROJCS[\"{\"]"}, ""},
 		{projection{epsg: 32633}, "map info = {UTM, 1.5, 1.5, 500000, 4e+06, 30, 30, 33, North, WGS-84, units=Meters}\n"},
 		{projection{epsg: 32760}, "map info = {UTM, 1.5, 1.5, 500000, 4e+06, 30, 30, 60, South, WGS-84, units=Meters}\n"},
+		{projection{epsg: 4326}, "map info = {Geographic Lat/Lon, 1.5, 1.5, 500000, 4e+06, 30, 30, WGS-84, units=Degrees}\n"},
 		{projection{epsg: 3857}, ""},
 		{projection{epsg: 32600}, ""},
 	} {
