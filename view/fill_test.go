@@ -112,3 +112,27 @@ func TestProjectedMapInfo(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNCFill: any attribute document gives a fill of the variable's size
+// or none, for every format and type, never a panic.
+func FuzzNCFill(f *testing.F) {
+	for _, s := range []string{`{"_FillValue": "AAAAAAAA+H8="}`, `{"_FillValue": [1, 2]}`, `{"_FillValue": 1e400}`,
+		`{"_FillValue": -9223372036854775809}`, `{"missing_value": "=="}`, `{"_FillValue": {"a": 1}}`, `{"_FillValue": NaN}`} {
+		f.Add([]byte(s))
+	}
+	types := []elemType{{kind: 'i', size: 1}, {kind: 'u', size: 2}, {kind: 'i', size: 8}, {kind: 'u', size: 8},
+		{kind: 'f', size: 4}, {kind: 'f', size: 8}, {kind: 'M', size: 8, unit: "ns"}, {kind: 'b', size: 1}, {kind: 'S', size: 3}}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		v, err := parseJSON(doc)
+		if err != nil || v.kind != jsonObject {
+			return
+		}
+		for _, typ := range types {
+			for _, format := range []zarr.Format{zarr.FormatV2, zarr.FormatV3} {
+				if got := ncFill(format, nil, v.members, typ); got != nil && len(got) != typ.size {
+					t.Fatalf("%c%d: fill of %d bytes", typ.kind, typ.size, len(got))
+				}
+			}
+		}
+	})
+}

@@ -172,3 +172,13 @@ func TestBusyHint(t *testing.T) {
 		t.Errorf("not busy: %v", err)
 	}
 }
+
+// FuzzMountedAt: any mountinfo text and path, never a panic.
+func FuzzMountedAt(f *testing.F) {
+	f.Add("36 35 98:0 / /mnt/a\\040b rw - fuse.zarrfs x ro\n", "/mnt/a b")
+	f.Add("1 2 3 4 /x\\", "/x\\")
+	f.Add("1 2 3 4 \\777\\0 -", "")
+	f.Fuzz(func(t *testing.T, info, path string) {
+		mountedAt(info, path)
+	})
+}
