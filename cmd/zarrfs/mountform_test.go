@@ -41,6 +41,7 @@ func TestMountOptions(t *testing.T) {
 		{opt: "s3_path_style", flag: "s3-path-style", ok: func(m *mountSpec) bool { return m.sf.s3.PathStyle }},
 		{opt: "s3_anonymous", flag: "s3-anonymous", ok: func(m *mountSpec) bool { return m.sf.s3.Anonymous }},
 		{opt: "ref=dev", flag: "ref", ok: func(m *mountSpec) bool { return m.sf.ref == "dev" }},
+		{opt: "refs_allow_local", flag: "refs-allow-local", ok: func(m *mountSpec) bool { return m.sf.refsAllowLocal }},
 		// A switch can be turned off, and the flag's own name works too.
 		{opt: "allow_other,allow_other=false", ok: func(m *mountSpec) bool { return !m.mf.allowOther }},
 		{opt: "cache-size=512MiB", ok: func(m *mountSpec) bool { return m.mf.cacheSize == 512<<20 }},

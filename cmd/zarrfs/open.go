@@ -69,6 +69,14 @@ func openHierarchy(ctx context.Context, spec string, sf *storeFlags, opts zarr.O
 	} else if err := o.useRepo(ctx, sf); err != nil {
 		return nil, err
 	}
+	if r, ok := o.st.(interface{ Remote() bool }); ok && r.Remote() && !opts.Remote {
+		// A local reference set whose chunks are in remote files.
+		opts.Remote = true
+		if sf != nil && opts.Concurrency == 0 {
+			opts.Concurrency = sf.concurrency
+		}
+		o.opts = opts
+	}
 	o.h, err = zarr.Open(ctx, o.st, opts)
 	if errors.Is(err, zarr.ErrNotExist) && o.repo == nil {
 		// No Zarr hierarchy at the root: perhaps a remote Icechunk

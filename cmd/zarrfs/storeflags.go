@@ -23,6 +23,9 @@ type storeFlags struct {
 	concurrency int
 	retries     int
 	s3          storeurl.S3Options
+	// refsAllowLocal lets a Kerchunk reference set read over the network
+	// name local files.
+	refsAllowLocal bool
 	// logf logs what a remote store says once (throttling); nil: standard
 	// error. The mount sets its own logger.
 	logf func(format string, args ...any)
@@ -47,6 +50,8 @@ func storeFlagsFor(fl *pflag.FlagSet) *storeFlags {
 	fl.BoolVar(&s.s3.PathStyle, "s3-path-style", false, "address buckets as ENDPOINT/BUCKET rather than BUCKET.ENDPOINT")
 	fl.BoolVar(&s.s3.Anonymous, "s3-anonymous", false, "send unsigned S3 requests (public buckets), ignoring any credentials")
 	fl.StringVar(&s.ref, "ref", "", "of an Icechunk repository, the branch, tag or snapshot id to read (default: branch main; a mount without it shows them all)")
+	fl.BoolVar(&s.refsAllowLocal, "refs-allow-local", false,
+		"let a Kerchunk reference set read over HTTP or S3 name local files (file:// URLs, absolute paths); refused by default")
 	return &s
 }
 
@@ -62,6 +67,8 @@ func (s *storeFlags) options() storeurl.Options {
 		Retry:       remote.Policy{Attempts: max(s.retries, 0) + 1},
 		S3:          s.s3,
 		Logf:        s.logf,
+
+		AllowLocalRefs: s.refsAllowLocal,
 	}
 	if o.Logf == nil {
 		o.Logf = log.New(os.Stderr, "zarrfs: ", 0).Printf

@@ -1,6 +1,7 @@
 // Package storeurl opens the store a command line names: a directory, a zip
 // archive, an http:// or https:// URL or an s3://bucket/prefix URL (a URL
-// ending in .zip is a zip archive read with range requests).
+// ending in .zip is a zip archive read with range requests), or a Kerchunk
+// reference set in any of these (kerchunk.go).
 package storeurl
 
 import (
@@ -49,6 +50,10 @@ type Options struct {
 	// plain opens the store as it is, not looking for an Icechunk
 	// repository in it (the stores of virtual chunks).
 	plain bool
+	// AllowLocalRefs lets a Kerchunk reference set that came over the
+	// network (http(s)://, s3://) name local files; without it such a
+	// reference fails (package kerchunk).
+	AllowLocalRefs bool
 }
 
 // DefaultTimeout is the default bound on one remote request.
@@ -115,10 +120,14 @@ func open(ctx context.Context, spec string, opts Options) (store.Store, error) {
 	path := spec
 	if scheme, rest, ok := strings.Cut(spec, "://"); ok && isScheme(scheme) {
 		switch strings.ToLower(scheme) {
-		case "http", "https":
+		case "http", "https", "s3":
+			if p := remotePath(spec); !opts.Writable && !opts.plain && (isRefsJSONName(p) || isRefsParquetName(p)) {
+				return openRemoteRefs(ctx, spec, p, opts)
+			}
+			if strings.ToLower(scheme) == "s3" {
+				return openS3(ctx, spec, opts)
+			}
 			return openHTTP(ctx, spec, opts)
-		case "s3":
-			return openS3(ctx, spec, opts)
 		case "file":
 		default:
 			return nil, fmt.Errorf("open store %s: %w %q (give a directory, a .zip file, an http(s):// or an s3:// URL)",
@@ -136,8 +145,17 @@ func open(ctx context.Context, spec string, opts Options) (store.Store, error) {
 	}
 	switch {
 	case fi.IsDir():
-		return dir.Open(path, dir.Options{ReadOnly: !opts.Writable})
+		st, err := dir.Open(path, dir.Options{ReadOnly: !opts.Writable})
+		if err != nil || opts.Writable || opts.plain {
+			return st, err
+		}
+		return localRefsDir(ctx, st, path, opts)
 	case fi.Mode().IsRegular():
+		if !opts.plain {
+			if refs, ok, err := sniffLocalRefs(path, opts); ok || err != nil {
+				return refs, err
+			}
+		}
 		s, err := zip.OpenFile(path, zip.Options{})
 		if err != nil {
 			if !strings.HasSuffix(strings.ToLower(path), ".zip") {

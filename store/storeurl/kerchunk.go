@@ -1,0 +1,220 @@
+package storeurl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/dir"
+	"github.com/zarrfs/zarrfs/store/kerchunk"
+)
+
+// Kerchunk reference sets are detected by their content: a local file
+// whose first non-blank byte is "{" is read as a JSON reference file, a
+// folder whose .zmetadata has kerchunk's "record_size" as a Parquet
+// reference directory. A remote one is looked at when its name says it
+// may be one (a path ending in .json, .parq or .parquet), so that opening
+// a plain remote Zarr store costs no extra request.
+
+// MaxReferenceFile bounds the size of a JSON reference file.
+const MaxReferenceFile = 1 << 30
+
+// isRefsJSONName and isRefsParquetName tell the remote paths worth a look.
+func isRefsJSONName(p string) bool { return strings.HasSuffix(strings.ToLower(p), ".json") }
+
+func isRefsParquetName(p string) bool {
+	p = strings.ToLower(strings.TrimSuffix(p, "/"))
+	return strings.HasSuffix(p, ".parq") || strings.HasSuffix(p, ".parquet")
+}
+
+// refsOptions returns the kerchunk options for a reference set at base.
+func (o Options) refsOptions(name string, base *url.URL) kerchunk.Options {
+	return kerchunk.Options{Name: name, Base: base, AllowLocal: o.AllowLocalRefs, Open: o.refsOpener()}
+}
+
+// refsOpener opens the stores that references point into, as the
+// command line would open them (remote ones under the same timeout,
+// retries and limits).
+func (o Options) refsOpener() kerchunk.Opener {
+	return func(ctx context.Context, root *url.URL) (store.Store, error) {
+		ro := o
+		ro.Writable = false
+		switch root.Scheme {
+		case "file":
+			return dir.Open(root.Path, dir.Options{ReadOnly: true})
+		case "http", "https":
+			return openHTTP(ctx, root.String(), ro)
+		case "s3":
+			return openS3(ctx, "s3://"+root.Host, ro)
+		}
+		return nil, fmt.Errorf("%w %q", ErrUnsupportedScheme, root.Scheme)
+	}
+}
+
+// sniffLocalRefs reads the local regular file p as a JSON reference file
+// when it looks like one (ok false: it does not; try it as something else).
+func sniffLocalRefs(p string, opts Options) (st store.Store, ok bool, err error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	if t := bytes.TrimLeft(head[:n], " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return nil, false, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, true, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxReferenceFile+1))
+	if err != nil {
+		return nil, true, fmt.Errorf("open store %s: %w", p, err)
+	}
+	if len(data) > MaxReferenceFile {
+		return nil, true, fmt.Errorf("open store %s: a reference file over %d bytes", p, MaxReferenceFile)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil, true, err
+	}
+	s, err := kerchunk.OpenJSON(data, opts.refsOptions(p, &url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}))
+	if err != nil {
+		return nil, true, fmt.Errorf("open store %s: neither a directory, a zip archive nor a Kerchunk reference file: %w", p, err)
+	}
+	return s, true, nil
+}
+
+// sniffParquetRefs opens st, a folder store, as a Parquet reference
+// directory when its .zmetadata says it is one (ok false: it is not).
+// base is the folder's URL and name its name for messages.
+func sniffParquetRefs(ctx context.Context, st store.Store, name string, base *url.URL, opts Options) (store.Store, bool, error) {
+	b, err := st.GetRange(ctx, ".zmetadata", store.Range(0, kerchunk.MaxParquetFile+1))
+	if errors.Is(err, store.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if !kerchunk.IsParquetIndex(b) {
+		return nil, false, nil
+	}
+	base.Path = strings.TrimSuffix(base.Path, "/")
+	ks, err := kerchunk.OpenParquet(b, st, opts.refsOptions(name, base))
+	if err != nil {
+		return nil, true, err
+	}
+	return &refsOver{Store: ks, under: st}, true, nil
+}
+
+// openRemoteRefs opens the reference set at the http(s):// or s3:// URL
+// spec, whose path p ends in .json, .parq or .parquet.
+func openRemoteRefs(ctx context.Context, spec, p string, opts Options) (store.Store, error) {
+	u, err := url.Parse(spec)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", spec, err)
+	}
+	base := *u
+	base.User, base.RawQuery = nil, ""
+	name := base.String()
+	if isRefsParquetName(p) {
+		st, err := openPlain(ctx, spec, opts)
+		if err != nil {
+			return nil, err
+		}
+		ks, ok, err := sniffParquetRefs(ctx, st, name, &base, opts)
+		if err != nil || !ok {
+			closeIt(st)
+			if err == nil {
+				err = errors.New("no .zmetadata with kerchunk's record_size")
+			}
+			return nil, fmt.Errorf("open store %s: not a Parquet reference directory: %w", spec, err)
+		}
+		return ks, nil
+	}
+	// A JSON file: the key NAME of the store at its parent URL.
+	parentSpec, fileName := spec[:strings.LastIndex(spec, "/")+1], path.Base(p)
+	if q := strings.IndexByte(spec, '?'); q >= 0 { // a signed URL's query stays with it
+		parentSpec = spec[:strings.LastIndex(spec[:q], "/")+1] + spec[q:]
+	}
+	parent, err := openPlain(ctx, parentSpec, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIt(parent)
+	data, err := parent.GetRange(ctx, fileName, store.Range(0, MaxReferenceFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", spec, err)
+	}
+	if len(data) > MaxReferenceFile {
+		return nil, fmt.Errorf("open store %s: a reference file over %d bytes", spec, MaxReferenceFile)
+	}
+	s, err := kerchunk.OpenJSON(data, opts.refsOptions(name, &base))
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", spec, err)
+	}
+	return s, nil
+}
+
+// openPlain opens the http(s):// or s3:// URL spec as a plain store.
+func openPlain(ctx context.Context, spec string, opts Options) (store.Store, error) {
+	if strings.HasPrefix(strings.ToLower(spec), "s3://") {
+		return openS3(ctx, spec, opts)
+	}
+	return openHTTP(ctx, spec, opts)
+}
+
+func closeIt(st store.Store) {
+	if c, ok := st.(io.Closer); ok {
+		c.Close()
+	}
+}
+
+// refsOver is a Parquet reference set over the store of its folder;
+// Close closes both.
+type refsOver struct {
+	*kerchunk.Store
+	under store.Store
+}
+
+func (r *refsOver) Close() error {
+	err := r.Store.Close()
+	if c, ok := r.under.(io.Closer); ok {
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// localRefsDir returns the Parquet reference set in the local folder
+// store st when it holds one, else st itself.
+func localRefsDir(ctx context.Context, st *dir.Store, p string, opts Options) (store.Store, error) {
+	refs, ok, err := sniffParquetRefs(ctx, st, p, &url.URL{Scheme: "file", Path: filepath.ToSlash(st.Path())}, opts)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("open store %s: %w", p, err)
+	}
+	if !ok {
+		return st, nil
+	}
+	return refs, nil
+}
+
+// remotePath returns the path of an http(s):// URL or the prefix of an
+// s3:// one ("" when spec does not parse).
+func remotePath(spec string) string {
+	u, err := url.Parse(spec)
+	if err != nil {
+		return ""
+	}
+	return u.Path
+}
