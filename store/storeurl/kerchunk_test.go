@@ -1,0 +1,108 @@
+package storeurl
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/kerchunk"
+)
+
+// TestOpenKerchunk checks that reference sets are told by their content,
+// locally and over HTTP, and that other stores open as before.
+func TestOpenKerchunk(t *testing.T) {
+	ctx := context.Background()
+	d := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(d, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("data.bin", "0123456789")
+	refs := `{".zgroup": "{\"zarr_format\": 2}", "a/0": ["data.bin", 2, 3]}`
+	write("refs.json", refs)
+	write("refs.txt", "\n  "+refs) // the name does not matter
+	write("notrefs.json", `{"version": 7}`)
+	write("array.json", `[1, 2]`)
+	write("pq/.zmetadata", `{"metadata": {".zgroup": {"zarr_format": 2}}, "record_size": 10}`)
+	write("plain/.zmetadata", `{"metadata": {".zgroup": {"zarr_format": 2}}, "zarr_consolidated_format": 1}`)
+	for _, c := range []struct {
+		spec, kind, err string
+	}{
+		{"refs.json", "kerchunk", ""},
+		{"refs.txt", "kerchunk", ""},
+		{"pq", "kerchunk", ""},
+		{"plain", "dir", ""},
+		{"notrefs.json", "", "Kerchunk reference file"},
+		{"array.json", "", "neither a directory nor a zip archive"},
+	} {
+		st, err := Open(ctx, filepath.Join(d, c.spec), Options{})
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("Open(%s) = %v, %v; want an error saying %q", c.spec, st, err, c.err)
+			}
+			continue
+		}
+		if err != nil || !strings.HasPrefix(st.String(), c.kind+" ") {
+			t.Errorf("Open(%s) = %v, %v; want a %s store", c.spec, st, err, c.kind)
+			continue
+		}
+		if c.spec == "refs.json" || c.spec == "refs.txt" {
+			if b, err := st.Get(ctx, "a/0"); err != nil || string(b) != "234" {
+				t.Errorf("%s: a/0 = %q, %v", c.spec, b, err)
+			}
+		}
+		closeIt(st)
+	}
+
+	srv := httptest.NewServer(http.FileServer(http.Dir(d)))
+	defer srv.Close()
+	for _, c := range []struct{ spec, kind string }{
+		{"/refs.json", "kerchunk"}, {"/pq.parq", "kerchunk"}, {"/plain", "http"},
+	} {
+		if c.spec == "/pq.parq" {
+			if err := os.Rename(filepath.Join(d, "pq"), filepath.Join(d, "pq.parq")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, err := Open(ctx, srv.URL+c.spec, Options{})
+		if err != nil || !strings.HasPrefix(st.String(), c.kind+" ") {
+			t.Errorf("Open(%s) = %v, %v; want a %s store", c.spec, st, err, c.kind)
+			continue
+		}
+		if c.spec == "/refs.json" {
+			// The relative reference resolves to the server.
+			if b, err := st.Get(ctx, "a/0"); err != nil || string(b) != "234" {
+				t.Errorf("%s: a/0 = %q, %v", c.spec, b, err)
+			}
+		}
+		closeIt(st)
+	}
+	// A reference set from the network may not name local files.
+	write("abs.json", `{"a/0": ["`+filepath.Join(d, "data.bin")+`", 2, 3]}`)
+	for _, allow := range []bool{false, true} {
+		st, err := Open(ctx, srv.URL+"/abs.json", Options{AllowLocalRefs: allow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := st.Get(ctx, "a/0")
+		if allow && (err != nil || string(b) != "234") || !allow && !errors.Is(err, kerchunk.ErrNotAllowed) {
+			t.Errorf("AllowLocalRefs %v: %q, %v", allow, b, err)
+		}
+		if errors.Is(err, store.ErrNotExist) {
+			t.Errorf("a refused reference reads as missing: %v", err)
+		}
+		closeIt(st)
+	}
+}
