@@ -84,6 +84,9 @@ def make_h5(path):
         sparse = f.create_dataset("sparse", shape=(10, 10), dtype="f8", chunks=(4, 4), fillvalue=-1.5, compression="gzip")
         sparse[0:4, 4:8] = rng.normal(0, 1, (4, 4))
         f.create_dataset("scalar", data=np.float64(3.25))
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_layout(h5py.h5d.COMPACT)
+        f.create_dataset("compact", data=np.arange(6, dtype=">u2").reshape(2, 3), dcpl=dcpl)
 
 
 def attrs_of(obj):
