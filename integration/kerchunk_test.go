@@ -205,3 +205,25 @@ func TestKerchunkHostileMount(t *testing.T) {
 		}
 	}
 }
+
+// TestKerchunkS3 reads reference sets stored in S3 (versitygw): a JSON
+// set whose relative references resolve to objects beside it, and a
+// Parquet directory whose local references need --refs-allow-local.
+func TestKerchunkS3(t *testing.T) {
+	dir, arrays := kerchunkSets(t)
+	srv := startS3(t)
+	srv.MakeBucket("refs")
+	upload(t, srv, dir, "refs", "k")
+	for _, a := range arrays["nc"] {
+		out := mustZarrfs(t, "cat", "s3://refs/k/nc.v1.json", a)
+		sameBytes(t, "S3 nc.v1.json "+a, out, expected(t, dir, "nc", a))
+	}
+	a := arrays["h5"][0]
+	if r := catArray(t, "s3://refs/k/h5.parq", a); r.err == nil || !strings.Contains(string(r.stderr), "--refs-allow-local") {
+		t.Errorf("cat s3://refs/k/h5.parq %s without --refs-allow-local: %v\n%s", a, r.err, r.stderr)
+	}
+	for _, a := range arrays["h5"] {
+		out := mustZarrfs(t, "cat", "--refs-allow-local", "s3://refs/k/h5.parq", a)
+		sameBytes(t, "S3 h5.parq "+a, out, expected(t, dir, "h5", a))
+	}
+}

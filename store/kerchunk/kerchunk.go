@@ -305,6 +305,9 @@ func (s *Store) read(ctx context.Context, rf ref, r store.ByteRange) ([]byte, er
 		return nil, err
 	}
 	want := end - start
+	if want == 0 {
+		return []byte{}, nil // no request for nothing
+	}
 	b, err := st.GetRange(ctx, key, store.Range(rf.off+start, want))
 	if err != nil {
 		return nil, err
