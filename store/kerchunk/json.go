@@ -234,7 +234,7 @@ func (s *Store) expandGen(raw json.RawMessage, rd *renderer, index map[string]st
 		return errors.New("a generator needs both offset and length, or neither")
 	}
 	dims := make([]*dimension, 0, len(g.Dimensions))
-	total := int64(1)
+	total, over := int64(1), false
 	for name, v := range g.Dimensions {
 		d, err := parseDimension(name, v)
 		if err != nil {
@@ -242,13 +242,24 @@ func (s *Store) expandGen(raw json.RawMessage, rd *renderer, index map[string]st
 		}
 		hi, lo := bits.Mul64(uint64(total), uint64(d.n))
 		if hi != 0 || lo > uint64(*budget) {
-			return fmt.Errorf("more than %d references (zarrfs expands at most %d in all)", *budget, MaxGenEntries)
+			over = true
+		} else {
+			total = int64(lo)
 		}
-		total = int64(lo)
 		dims = append(dims, d)
 	}
 	if len(dims) == 0 {
 		return errors.New("a generator needs dimensions")
+	}
+	if over {
+		// Too many to expand: look its keys up as they are asked for,
+		// when the key template can be read backwards.
+		lg, err := newLazyGen(&g, dims, rd)
+		if err != nil {
+			return fmt.Errorf("more than %d references (zarrfs expands at most %d in all), and %v", *budget, MaxGenEntries, err)
+		}
+		s.lazy = append(s.lazy, lg)
+		return nil
 	}
 	*budget -= int(total)
 	vars := make(map[string]value, len(dims))

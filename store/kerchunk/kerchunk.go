@@ -30,9 +30,10 @@
 // end of its file, a target that cannot be read) is an error matching
 // ErrBadReference for that key only, never store.ErrNotExist: a chunk whose
 // bytes cannot be had must not read as the fill value. Generators are
-// expanded up to MaxGenEntries entries in all; a larger one is refused,
-// and every key under the folder its key template names fails with that
-// error instead of reading as missing.
+// expanded up to MaxGenEntries entries in all; a larger one is looked up
+// key by key when its key template is names and text ("data/{{i}}.{{j}}",
+// lazy.go), and otherwise refused: every key under the folder its key
+// template names then fails with that error instead of reading as missing.
 package kerchunk
 
 import (
@@ -117,6 +118,9 @@ type Store struct {
 	// expanded, with why: a key under one that is not a reference fails
 	// with the error instead of ErrNotExist.
 	bad []badPrefix
+	// lazy holds the generators too large to expand, whose keys are
+	// looked up when asked for.
+	lazy []*lazyGen
 
 	pq *parquetRefs // the chunk references of a Parquet reference set
 
@@ -179,8 +183,13 @@ func (s *Store) Remote() bool {
 	if s.base.Scheme != "file" {
 		return true
 	}
+	for _, lg := range s.lazy {
+		if u, ok := lg.firstURL(); ok && isRemoteURL(u) {
+			return true
+		}
+	}
 	for _, u := range s.urls {
-		if scheme, _, ok := strings.Cut(u, "://"); ok && strings.ToLower(scheme) != "file" {
+		if isRemoteURL(u) {
 			return true
 		}
 	}
@@ -210,6 +219,16 @@ func (s *Store) finish() {
 func (s *Store) lookup(ctx context.Context, key string) (ref, error) {
 	if err := store.CheckKey(ctx, key); err != nil {
 		return ref{}, err
+	}
+	for _, lg := range s.lazy {
+		// A generator's references replace those of "refs" with the same
+		// key, as in fsspec.
+		if r, ok := lg.lookup(key); ok {
+			if r.err != nil {
+				return ref{}, fmt.Errorf("%s: %q: %w", s, key, r.err)
+			}
+			return r, nil
+		}
 	}
 	if r, ok := s.refs[key]; ok {
 		if r.err != nil {
@@ -429,8 +448,15 @@ func (s *Store) ListDir(ctx context.Context, dir string) (keys, prefixes []strin
 		next := prefix + name + "0" // '0' follows '/'
 		i += sort.SearchStrings(s.keys[i:], next)
 	}
+	folders := make([]string, 0, len(s.bad)+len(s.lazy))
 	for _, b := range s.bad {
-		if rest, ok := strings.CutPrefix(b.prefix, prefix); ok && rest != "" {
+		folders = append(folders, b.prefix)
+	}
+	for _, lg := range s.lazy {
+		folders = append(folders, lg.folder)
+	}
+	for _, f := range folders {
+		if rest, ok := strings.CutPrefix(f, prefix); ok && rest != "" {
 			name, _, _ := strings.Cut(rest, "/")
 			if !slices.Contains(prefixes, name) {
 				prefixes = append(prefixes, name)
@@ -463,4 +489,11 @@ func isDocument(key string) bool {
 		return true
 	}
 	return false
+}
+
+// isRemoteURL reports whether a reference's URL names a file on the
+// network (relative ones are under Base, which Remote looks at first).
+func isRemoteURL(u string) bool {
+	scheme, _, ok := strings.Cut(u, "://")
+	return ok && !strings.EqualFold(scheme, "file")
 }

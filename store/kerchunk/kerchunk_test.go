@@ -273,7 +273,7 @@ func TestHostile(t *testing.T) {
 				}
 			})
 			// The generators' keys.
-			for _, k := range []string{"bad/big/0.0", "bad/big/999999.999", "bad/rec/0", "bad/div/0", "bad/ovf/2",
+			for _, k := range []string{"bad/big/0.0", "bad/big/999999.999", "ok/lazy/0.0", "ok/lazy/999999.999", "bad/lazyneg/1999999", "bad/rec/0", "bad/div/0", "bad/ovf/2",
 				"bad/neg/3", "bad/stmt/1", "bad/step/0", "bad/half/1", "ok/gen/0", "ok/gen/2"} {
 				if bytes.Contains(data, []byte(k[:strings.LastIndexByte(k, '/')+1])) {
 					keys = append(keys, k)
@@ -309,32 +309,51 @@ func TestHostile(t *testing.T) {
 	}
 }
 
-// TestGenBounded checks that a generator's size is refused before anything
-// is allocated for it, and that its keys fail instead of reading as missing.
+// TestGenBounded checks that a generator too large to expand allocates
+// nothing for its entries: one whose key template can be read backwards
+// is looked up key by key; any other fails its keys instead of letting
+// them read as missing.
 func TestGenBounded(t *testing.T) {
-	doc := []byte(`{"version": 1, "gen": [{"key": "big/{{i}}", "url": "s3://b/f", "dimensions": {"i": {"stop": 1000000000}}},
-		{"key": "big2/{{i}}.{{j}}", "url": "s3://b/f", "dimensions": {"i": {"stop": 4294967296}, "j": {"stop": 4294967296}}}],
+	doc := []byte(`{"version": 1, "gen": [{"key": "big/{{i}}", "url": "s3://b/f", "offset": "{{i % 50}}", "length": "2", "dimensions": {"i": {"stop": 1000000000}}},
+		{"key": "big2/{{i}}{{j}}", "url": "s3://b/f", "dimensions": {"i": {"stop": 4294967296}, "j": {"stop": 4294967296}}},
+		{"key": "big3/{{n}}/{{i}}", "url": "s3://b/{{n}}", "dimensions": {"n": ["f", "g"], "i": {"start": 10, "stop": -2000000000, "step": -3}}}],
 		"refs": {"small/0": "x"}}`)
+	file := []byte("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+	ts := newTargets(t, map[string][]byte{"s3://b/f": file})
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	s, err := OpenJSON(doc, Options{})
+	s, err := OpenJSON(doc, Options{Open: ts.open})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
-		t.Errorf("a billion-entry generator allocated %d bytes", grew)
+		t.Errorf("billion-entry generators allocated %d bytes", grew)
 	}
-	for _, k := range []string{"big/0", "big/999999999", "big2/1.1"} {
-		if _, err := s.Get(context.Background(), k); !errors.Is(err, ErrBadReference) || !strings.Contains(err.Error(), "more than") {
-			t.Errorf("Get(%q): %v", k, err)
+	ctx := context.Background()
+	for _, c := range []struct{ key, want string }{
+		{"big/0", "01"}, {"big/999999999", string(file[49:51])}, {"big/123", string(file[23:25])}, {"big3/f/10", string(file)}, {"big3/f/-1999999997", string(file)},
+	} {
+		if got, err := s.Get(ctx, c.key); err != nil || string(got) != c.want {
+			t.Errorf("Get(%q) = %q, %v; want %q", c.key, got, err, c.want)
 		}
 	}
-	if b, err := s.Get(context.Background(), "small/0"); err != nil || string(b) != "x" {
-		t.Errorf("a sibling of a refused generator: %q, %v", b, err)
+	for _, k := range []string{"big/1000000000", "big/-1", "big/01", "big/x", "big/1.0", "big3/h/10", "big3/f/11", "big3/f/13", "big3/f/-2000000000"} {
+		if _, err := s.Get(ctx, k); !errors.Is(err, store.ErrNotExist) {
+			t.Errorf("Get(%q): %v; want ErrNotExist", k, err)
+		}
 	}
-	_, prefixes, _ := s.ListDir(context.Background(), "")
-	if !slices.Equal(prefixes, []string{"big", "big2", "small"}) {
+	if _, err := s.Get(ctx, "big3/g/10"); err == nil || errors.Is(err, store.ErrNotExist) {
+		t.Errorf("a generated reference to a missing file: %v", err)
+	}
+	if _, err := s.Get(ctx, "big2/11"); !errors.Is(err, ErrBadReference) || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("Get(big2/11): %v", err)
+	}
+	if b, err := s.Get(ctx, "small/0"); err != nil || string(b) != "x" {
+		t.Errorf("a sibling of the generators: %q, %v", b, err)
+	}
+	_, prefixes, _ := s.ListDir(ctx, "")
+	if !slices.Equal(prefixes, []string{"big", "big2", "big3", "small"}) {
 		t.Errorf("ListDir shows %q", prefixes)
 	}
 }
