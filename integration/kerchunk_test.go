@@ -165,6 +165,15 @@ func TestKerchunkRemote(t *testing.T) {
 		out := mustZarrfs(t, "cat", "--refs-allow-local", srv.URL+set, a)
 		sameBytes(t, "HTTP "+set+" "+a+" --refs-allow-local", out, expected(t, dir, kind, a))
 	}
+	// A Parquet directory under another name is found from its .zmetadata
+	// (read anyway), not read as a plain store of missing chunks.
+	if err := os.Rename(filepath.Join(dir, "h5.parq"), filepath.Join(dir, "h5refs")); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range arrays["h5"] {
+		out := mustZarrfs(t, "cat", "--refs-allow-local", srv.URL+"/h5refs", a)
+		sameBytes(t, "HTTP h5refs "+a, out, expected(t, dir, "h5", a))
+	}
 }
 
 // TestKerchunkHostileMount mounts a reference set whose chunks point

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/icechunk"
+	"github.com/zarrfs/zarrfs/store/kerchunk"
 	"github.com/zarrfs/zarrfs/store/storeurl"
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -92,7 +93,40 @@ func openHierarchy(ctx context.Context, spec string, sf *storeFlags, opts zarr.O
 		o.close()
 		return nil, store.Errorf(o.st, err, "")
 	}
+	if err := o.findRefs(ctx, sf); err != nil {
+		return nil, err
+	}
 	return o, nil
+}
+
+// findRefs reopens a remote store as the Kerchunk Parquet reference
+// directory its root's .zmetadata (already read) says it is: storeurl.Open
+// looks for one only under a name ending in .parq or .parquet, and read
+// as a plain store its chunks would be missing keys, the fill value. On
+// error everything is closed.
+func (o *opened) findRefs(ctx context.Context, sf *storeFlags) error {
+	if !isRemote(o.spec) || o.repo != nil {
+		return nil
+	}
+	if _, ok := o.st.(interface{ Remote() bool }); ok {
+		return nil // a reference set already
+	}
+	index, ok := o.h.Prefetched(".zmetadata")
+	if !ok || !kerchunk.IsParquetIndex(index) {
+		return nil
+	}
+	st, err := storeurl.KerchunkParquet(o.spec, o.st, index, sf.options())
+	if err != nil {
+		o.close()
+		return err
+	}
+	h, err := zarr.Open(ctx, st, o.opts)
+	if err != nil {
+		closeStore(st)
+		return fmt.Errorf("%s: %w", st, err)
+	}
+	o.st, o.h = st, h
+	return nil
 }
 
 // findRepo looks for an Icechunk repository in o.st (which storeurl.Open

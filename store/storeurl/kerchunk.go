@@ -218,3 +218,24 @@ func remotePath(spec string) string {
 	}
 	return u.Path
 }
+
+// KerchunkParquet returns the Parquet reference directory held by st, the
+// plain remote store Open opened for spec, whose .zmetadata is index (the
+// caller read it: see kerchunk.IsParquetIndex). Open looks at a remote
+// store for one only when its name ends in .parq or .parquet; the CLI
+// calls this when a remote store's .zmetadata says it is one all the same.
+// Closing the store returned closes st.
+func KerchunkParquet(spec string, st store.Store, index []byte, opts Options) (store.Store, error) {
+	u, err := url.Parse(spec)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", spec, err)
+	}
+	base := *u
+	base.User, base.RawQuery = nil, ""
+	base.Path = strings.TrimSuffix(base.Path, "/")
+	ks, err := kerchunk.OpenParquet(index, st, opts.refsOptions(base.String(), &base))
+	if err != nil {
+		return nil, err
+	}
+	return &refsOver{Store: ks, under: st}, nil
+}
