@@ -174,6 +174,16 @@ func TestKerchunkRemote(t *testing.T) {
 		out := mustZarrfs(t, "cat", "--refs-allow-local", srv.URL+"/h5refs", a)
 		sameBytes(t, "HTTP h5refs "+a, out, expected(t, dir, "h5", a))
 	}
+	// So is a JSON file under another name, once no Zarr hierarchy is
+	// found there.
+	if err := os.Rename(filepath.Join(dir, "nc.v1.json"), filepath.Join(dir, "ncrefs")); err != nil {
+		t.Fatal(err)
+	}
+	a := arrays["nc"][len(arrays["nc"])-1]
+	sameBytes(t, "HTTP ncrefs "+a, mustZarrfs(t, "cat", srv.URL+"/ncrefs", a), expected(t, dir, "nc", a))
+	if r := runZarrfs(t, "ls", srv.URL+"/data.nc"); r.err == nil {
+		t.Errorf("zarrfs ls of a NetCDF file over HTTP succeeded:\n%s", r.stdout)
+	}
 }
 
 // TestKerchunkHostileMount mounts a reference set whose chunks point

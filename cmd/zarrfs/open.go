@@ -87,6 +87,13 @@ func openHierarchy(ctx context.Context, spec string, sf *storeFlags, opts zarr.O
 		}
 		if o.repo != nil {
 			o.h, err = zarr.Open(ctx, o.st, opts)
+		} else if isRemote(spec) {
+			// Or a JSON reference file whose name does not end in .json.
+			if rs, ok, _ := storeurl.RemoteRefs(ctx, spec, sf.options()); ok {
+				closeStore(o.st)
+				o.st = rs
+				o.h, err = zarr.Open(ctx, o.st, opts)
+			}
 		}
 	}
 	if err != nil {

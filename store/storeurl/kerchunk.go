@@ -140,6 +140,32 @@ func openRemoteRefs(ctx context.Context, spec, p string, opts Options) (store.St
 		}
 		return ks, nil
 	}
+	s, _, err := openRemoteJSON(ctx, spec, p, &base, opts)
+	return s, err
+}
+
+// RemoteRefs opens the http(s):// or s3:// URL spec as a JSON reference
+// file when what it holds is one (ok false: it is not). Open looks at a
+// remote file only when its name ends in .json; the CLI calls this when
+// no Zarr hierarchy was found at spec.
+func RemoteRefs(ctx context.Context, spec string, opts Options) (st store.Store, ok bool, err error) {
+	u, err := url.Parse(spec)
+	if err != nil || u.Path == "" || strings.HasSuffix(u.Path, "/") {
+		return nil, false, nil
+	}
+	base := *u
+	base.User, base.RawQuery = nil, ""
+	s, sniffed, err := openRemoteJSON(ctx, spec, u.Path, &base, opts)
+	if !sniffed {
+		return nil, false, nil
+	}
+	return s, err == nil, err
+}
+
+// openRemoteJSON opens the JSON reference file at spec (whose path is p);
+// sniffed is false when the file is not there or does not start with "{".
+func openRemoteJSON(ctx context.Context, spec, p string, base *url.URL, opts Options) (st store.Store, sniffed bool, err error) {
+	name := base.String()
 	// A JSON file: the key NAME of the store at its parent URL.
 	parentSpec, fileName := spec[:strings.LastIndex(spec, "/")+1], path.Base(p)
 	if q := strings.IndexByte(spec, '?'); q >= 0 { // a signed URL's query stays with it
@@ -147,21 +173,24 @@ func openRemoteRefs(ctx context.Context, spec, p string, opts Options) (store.St
 	}
 	parent, err := openPlain(ctx, parentSpec, opts)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer closeIt(parent)
 	data, err := parent.GetRange(ctx, fileName, store.Range(0, MaxReferenceFile+1))
 	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", spec, err)
+		return nil, false, fmt.Errorf("open store %s: %w", spec, err)
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return nil, false, fmt.Errorf("open store %s: not a JSON reference file", spec)
 	}
 	if len(data) > MaxReferenceFile {
-		return nil, fmt.Errorf("open store %s: a reference file over %d bytes", spec, MaxReferenceFile)
+		return nil, true, fmt.Errorf("open store %s: a reference file over %d bytes", spec, MaxReferenceFile)
 	}
-	s, err := kerchunk.OpenJSON(data, opts.refsOptions(name, &base))
+	s, err := kerchunk.OpenJSON(data, opts.refsOptions(name, base))
 	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", spec, err)
+		return nil, true, fmt.Errorf("open store %s: %w", spec, err)
 	}
-	return s, nil
+	return s, true, nil
 }
 
 // openPlain opens the http(s):// or s3:// URL spec as a plain store.
