@@ -132,6 +132,9 @@ func TestKerchunkMount(t *testing.T) {
 			}
 			sameBytes(t, c.set+" mounted "+a, got, expected(t, dir, c.kind, a))
 		}
+		if info, err := os.ReadFile(filepath.Join(m.dir, "info.txt")); err != nil || !strings.Contains(string(info), "Kerchunk reference set") {
+			t.Errorf("%s: the root's info.txt does not describe the reference set (%v):\n%s", c.set, err, info)
+		}
 		if _, err := os.Stat(filepath.Join(m.dir, "dataset.nc")); c.kind == "nc" && err != nil {
 			t.Errorf("%s: the root has no dataset.nc: %v", c.set, err)
 		}

@@ -28,6 +28,7 @@ func OpenJSON(data []byte, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("%s: %w: %v", s, ErrNotReferences, err)
 	}
 	refs := top
+	s.kind = "JSON, version 0"
 	var gens []json.RawMessage
 	templates := map[string]string{}
 	if v, ok := top["version"]; ok {
@@ -35,7 +36,7 @@ func OpenJSON(data []byte, opts Options) (*Store, error) {
 		if err := json.Unmarshal(v, &version); err != nil || version != 1 {
 			return nil, fmt.Errorf("%s: %w: version %s (zarrfs reads versions 0 and 1)", s, ErrNotReferences, v)
 		}
-		refs = nil
+		refs, s.kind = nil, "JSON, version 1"
 		if err := json.Unmarshal(top["refs"], &refs); err != nil {
 			return nil, fmt.Errorf("%s: %w: \"refs\" is not an object", s, ErrNotReferences)
 		}

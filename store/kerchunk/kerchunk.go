@@ -124,6 +124,9 @@ type Store struct {
 
 	pq *parquetRefs // the chunk references of a Parquet reference set
 
+	kind    string // "JSON, version 1", "Parquet": for Summary
+	summary string
+
 	mu      sync.Mutex
 	targets map[string]*target
 	closed  bool
@@ -206,14 +209,47 @@ func (s *Store) internURL(u string, index map[string]string) string {
 	return u
 }
 
-// finish sorts the keys once every reference is in.
+// finish sorts the keys once every reference is in, and writes Summary.
 func (s *Store) finish() {
 	s.keys = make([]string, 0, len(s.refs))
-	for k := range s.refs {
+	inline, bad := 0, 0
+	for k, r := range s.refs {
 		s.keys = append(s.keys, k)
+		switch {
+		case r.err != nil:
+			bad++
+		case r.inline:
+			inline++
+		}
 	}
 	slices.Sort(s.keys)
+	slices.Sort(s.urls)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Kerchunk reference set (%s): %s\n", s.kind, s.base.Redacted())
+	fmt.Fprintf(&b, "  references: %d (%d inline, %d unreadable), to %d files", len(s.refs), inline, bad, len(s.urls))
+	for i, u := range s.urls[:min(len(s.urls), 3)] {
+		sep := ": "
+		if i > 0 {
+			sep = ", "
+		}
+		b.WriteString(sep + u)
+	}
+	if len(s.urls) > 3 {
+		b.WriteString(", …")
+	}
+	b.WriteString("\n")
+	if len(s.lazy) > 0 || len(s.bad) > 0 {
+		fmt.Fprintf(&b, "  generators too large to expand: %d looked up key by key, %d refused\n", len(s.lazy), len(s.bad))
+	}
+	if s.pq != nil {
+		fmt.Fprintf(&b, "  chunk references of %d arrays in refs.N.parq files of %d rows, read as needed\n", len(s.pq.arrays), s.pq.recordSize)
+	}
+	s.summary = b.String()
 }
+
+// Summary describes the reference set for people; the root's info.txt
+// ends with it.
+func (s *Store) Summary() string { return s.summary }
 
 // lookup returns the reference of key.
 func (s *Store) lookup(ctx context.Context, key string) (ref, error) {

@@ -192,6 +192,10 @@ func TestReferences(t *testing.T) {
 	if !s.Remote() {
 		t.Error("Remote() is false for references to https:// and s3://")
 	}
+	if sum := s.Summary(); !strings.Contains(sum, "Kerchunk reference set (JSON, version 1): https://refs.example/sets/refs.json") ||
+		!strings.Contains(sum, "references: 18 (4 inline, 0 unreadable), to 4 files: ../sets/sib.nc, https://data.example/dir/f.nc, s3://bucket/deep/f.nc, …") {
+		t.Errorf("Summary:\n%s", sum)
+	}
 }
 
 // TestLocalPolicy checks which reference sets may name local files.

@@ -79,7 +79,7 @@ func OpenParquet(index []byte, dir store.Store, opts Options) (*Store, error) {
 			pq.arrays[field] = parseGrid(v)
 		}
 	}
-	s.pq = pq
+	s.pq, s.kind = pq, "Parquet"
 	s.finish()
 	return s, nil
 }
