@@ -13,7 +13,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/kerchunk/kerchunktest"
@@ -489,5 +491,65 @@ func TestParquet(t *testing.T) {
 	}
 	if _, err := pq2.Get(ctx, "x/3.3"); err != nil {
 		t.Errorf("a chunk of an intact record: %v", err)
+	}
+}
+
+// blockOnce is a store whose first GetRange waits for its context to end.
+type blockOnce struct {
+	store.Store
+	started chan struct{}
+	once    sync.Once
+}
+
+func (b *blockOnce) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	first := false
+	b.once.Do(func() { first = true })
+	if first {
+		close(b.started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return b.Store.GetRange(ctx, key, r)
+}
+
+// TestParquetCancelledLoad checks that a reader waiting for a record file
+// that another, cancelled, reader was loading loads it itself.
+func TestParquetCancelledLoad(t *testing.T) {
+	refs := map[string]json.RawMessage{
+		"x/.zarray": json.RawMessage(`"{\"shape\": [4], \"chunks\": [2], \"dtype\": \"|u1\", \"zarr_format\": 2}"`),
+		"x/0":       json.RawMessage(`"base64:AQI="`),
+	}
+	files, err := kerchunktest.FromJSON(refs, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, _ := memory.FromMap(files)
+	dir := &blockOnce{Store: mem, started: make(chan struct{})}
+	s, err := OpenParquet(files[".zmetadata"], dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() {
+		_, err := s.Get(ctx, "x/0")
+		first <- err
+	}()
+	<-dir.started
+	second := make(chan []byte, 1)
+	go func() {
+		b, err := s.Get(context.Background(), "x/0")
+		if err != nil {
+			t.Error(err)
+		}
+		second <- b
+	}()
+	time.Sleep(10 * time.Millisecond) // the second reader waits for the first's load
+	cancel()
+	if err := <-first; !errors.Is(err, context.Canceled) {
+		t.Errorf("the cancelled reader: %v", err)
+	}
+	if b := <-second; string(b) != "\x01\x02" {
+		t.Errorf("the waiting reader read %q", b)
 	}
 }

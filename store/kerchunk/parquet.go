@@ -195,8 +195,21 @@ func (pq *parquetRefs) lookup(ctx context.Context, s *Store, key string) (ref, e
 	return rf, nil
 }
 
-// record returns the decoded record k, reading it once.
+// record returns the decoded record k, reading it once. A load that
+// failed because its caller went away is tried again by the next.
 func (pq *parquetRefs) record(ctx context.Context, k recordKey) (*record, error) {
+	for {
+		r, err, loaded := pq.recordOnce(ctx, k)
+		if err != nil && !loaded && ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			continue // another caller's load, cut short by its context
+		}
+		return r, err
+	}
+}
+
+// recordOnce returns the record k, loading it when no other caller is
+// (loaded: this call did).
+func (pq *parquetRefs) recordOnce(ctx context.Context, k recordKey) (_ *record, _ error, loaded bool) {
 	pq.mu.Lock()
 	r := pq.records[k]
 	if r == nil {
@@ -221,14 +234,14 @@ func (pq *parquetRefs) record(ctx context.Context, k recordKey) (*record, error)
 			}
 		}
 		pq.mu.Unlock()
-		return r, r.err
+		return r, r.err, true
 	}
 	pq.mu.Unlock()
 	select {
 	case <-r.done:
-		return r, r.err
+		return r, r.err, false
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, ctx.Err(), false
 	}
 }
 
