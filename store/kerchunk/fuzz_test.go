@@ -2,13 +2,13 @@ package kerchunk
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/zarrfs/zarrfs/internal/peertest"
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/kerchunk/kerchunktest"
+	"github.com/zarrfs/zarrfs/store/memory"
 )
 
 // FuzzOpenJSON opens arbitrary reference files and reads every key they
@@ -41,7 +41,8 @@ func FuzzOpenJSON(f *testing.F) {
 	})
 }
 
-// FuzzParquetRecord decodes arbitrary refs.N.parq files.
+// FuzzParquetRecord decodes arbitrary refs.N.parq files, and opens
+// arbitrary .zmetadata documents as Parquet reference directories.
 func FuzzParquetRecord(f *testing.F) {
 	u := "s3://b/f"
 	for _, rows := range [][]kerchunktest.Row{
@@ -54,15 +55,26 @@ func FuzzParquetRecord(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	f.Add([]byte(`{"metadata": {"a/.zarray": {"shape": [10, 10], "chunks": [3, 3]}, ".zgroup": {}}, "record_size": 2}`))
+	f.Add([]byte(`{"metadata": {"a/.zarray": {"shape": [1e300], "chunks": [-1]}}, "record_size": -1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rows, _, err := decodeRecord(data, 100)
 		if err == nil && len(rows) > 100 {
 			t.Fatalf("%d rows past the record size", len(rows))
 		}
-		// The .zmetadata of the same directory.
+		// The same bytes as a directory's .zmetadata.
 		if IsParquetIndex(data) {
-			var m map[string]json.RawMessage
-			json.Unmarshal(data, &m)
+			dir, _ := memory.FromMap(map[string][]byte{".zmetadata": data})
+			s, err := OpenParquet(data, dir, Options{})
+			if err != nil {
+				return
+			}
+			ctx := context.Background()
+			keys, _ := s.ListPrefix(ctx, "")
+			for _, k := range keys {
+				s.Get(ctx, k)
+				s.Get(ctx, k+"/0.0")
+			}
 		}
 	})
 }

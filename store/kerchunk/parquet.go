@@ -277,6 +277,14 @@ func decodeRecord(b []byte, max int64) (rows []ref, size int64, err error) {
 			rows, size, err = nil, 0, fmt.Errorf("corrupt Parquet file: %v", p)
 		}
 	}()
+	// The library allocates the footer length the file's last bytes
+	// claim (up to 4 GiB) before reading it: check it against the file.
+	if len(b) < 12 || string(b[:4]) != "PAR1" || string(b[len(b)-4:]) != "PAR1" {
+		return nil, 0, errors.New("not a Parquet file")
+	}
+	if footer := binary.LittleEndian.Uint32(b[len(b)-8:]); uint64(footer)+12 > uint64(len(b)) {
+		return nil, 0, fmt.Errorf("a footer of %d bytes in a file of %d", footer, len(b))
+	}
 	f, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		return nil, 0, err
