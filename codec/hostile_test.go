@@ -93,7 +93,6 @@ var hostileChunks = map[string]string{
 	"blosc-header-2GiB.bin":     "blosc",
 	"blosc-truncated-1.bin":     "blosc",
 	"blosc-truncated-half.bin":  "blosc",
-	"blosc-one-too-long.bin":    "blosc",
 	"blosc-garbage.bin":         "blosc",
 	"blosc-version-unknown.bin": "unsupported: chunk format version 69",
 	"blosc-blocksize-huge.bin":  "blosc",
@@ -530,6 +529,9 @@ func TestWriteHostileChunks(t *testing.T) {
 
 	bl := enc("blosc", data)
 	cut("blosc", bl)
+	// Bytes after cbytes are no damage: c-blosc ignores them, and z5py
+	// writes them (blosc's TestPeerTrailingBytes).
+	delete(files, "blosc-one-too-long.bin")
 	files["blosc-garbage.bin"] = append([]byte{2, 1}, garbage(1000)...)
 	files["blosc-version-unknown.bin"] = append([]byte{69}, bl[1:]...)
 	files["blosc-header-2GiB.bin"] = append(bloscHeader(2<<30, 1<<16, 16+64), garbage(64)...)

@@ -37,7 +37,7 @@ func Decompress(dst, chunk []byte) error {
 	if h.NBytes != len(dst) {
 		return corruptf("chunk decodes to %d bytes, want %d", h.NBytes, len(dst))
 	}
-	return decompress(h, dst, chunk, 0, true)
+	return decompress(h, dst, chunk[:h.CBytes], 0, true)
 }
 
 // DecompressRange decodes bytes [off, off+len(dst)) of the decoded chunk
@@ -55,7 +55,7 @@ func DecompressRange(dst, chunk []byte, off int) error {
 	if off < 0 || off > h.NBytes || len(dst) > h.NBytes-off {
 		return corruptf("range [%d, %d+%d) outside the %d decoded bytes", off, off, len(dst), h.NBytes)
 	}
-	return decompress(h, dst, chunk, off, false)
+	return decompress(h, dst, chunk[:h.CBytes], off, false)
 }
 
 // scratch is one goroutine's working memory.

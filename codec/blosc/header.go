@@ -126,7 +126,8 @@ func (h Header) NumBlocks() int {
 }
 
 // ParseHeader reads and checks the header of chunk: the format version, the
-// reserved flag, the sizes (cbytes must equal len(chunk)), the block size,
+// reserved flag, the sizes (cbytes must not exceed len(chunk): bytes after
+// cbytes are ignored, as c-blosc ignores them and z5py writes them), the block size,
 // the inner codec and, for memcpyed chunks, that the payload holds exactly
 // nbytes. It allocates nothing.
 func ParseHeader(chunk []byte) (Header, error) {
@@ -145,7 +146,7 @@ func ParseHeader(chunk []byte) (Header, error) {
 	if h.Version != formatVersion {
 		return h, unsupportedf("chunk format version %d (c-blosc 1.x writes version %d)", h.Version, formatVersion)
 	}
-	if h.CBytes != len(chunk) {
+	if h.CBytes > len(chunk) || h.CBytes < HeaderSize {
 		return h, corruptf("header says %d bytes, chunk has %d", h.CBytes, len(chunk))
 	}
 	if h.NBytes > MaxBufferSize {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -253,5 +254,37 @@ func TestPeerNumcodecs(t *testing.T) {
 	}
 	if outOfOrder == 0 {
 		t.Error("no numcodecs chunk had its blocks out of order: the threaded case is not covered")
+	}
+}
+
+// TestPeerTrailingBytes: z5py writes Blosc chunks with bytes after the
+// header's cbytes. c-blosc (through numcodecs) decodes them, ignoring the
+// tail, and so does Decompress, whole and in part; a chunk shorter than
+// cbytes stays corrupt.
+func TestPeerTrailingBytes(t *testing.T) {
+	peertest.NeedPython(t)
+	const program = `
+import sys, numpy as np, numcodecs
+src = (np.arange(4096, dtype="<i4") * 7 % 1000).astype("<i4")
+chunk = numcodecs.Blosc(cname="lz4", clevel=5, shuffle=1).encode(src)
+tail = bytes(range(13))
+sys.stdout.buffer.write(len(chunk).to_bytes(4, "little") + chunk + tail)
+got = numcodecs.Blosc().decode(chunk + tail)
+assert bytes(got) == src.tobytes(), "c-blosc does not ignore the tail"
+sys.stdout.buffer.write(src.tobytes())
+`
+	out := peertest.RunPython(t, program)
+	n := int(binary.LittleEndian.Uint32(out))
+	chunk, want := out[4:4+n+13], out[4+n+13:]
+	got := make([]byte, len(want))
+	if err := Decompress(got, chunk); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("Decompress of a chunk with 13 trailing bytes: %v (equal %v)", err, bytes.Equal(got, want))
+	}
+	part := make([]byte, 100)
+	if err := DecompressRange(part, chunk, 5000); err != nil || !bytes.Equal(part, want[5000:5100]) {
+		t.Fatalf("DecompressRange: %v", err)
+	}
+	if err := Decompress(got, chunk[:n-1]); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("chunk one byte short of cbytes: %v, want ErrCorrupt", err)
 	}
 }
