@@ -89,7 +89,7 @@ func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 	for _, doc := range n.Documents {
 		fs = append(fs, &docFile{doc: doc})
 	}
-	if n.Kind == zarr.KindArray {
+	if n.Kind == zarr.KindArray || n.Array != nil { // a draft root may be both
 		switch a := n.Array; {
 		case a == nil:
 			fs = append(fs, &dataFile{name: "data", node: n})

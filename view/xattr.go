@@ -23,7 +23,7 @@ const XattrPrefix = "user.zarr."
 // name: an array's (ArrayXattrs), or a group's format. The data files of
 // an array carry the array's too.
 func Xattrs(n *zarr.Node) []Xattr {
-	if n.Kind == zarr.KindArray && n.Array != nil {
+	if n.Array != nil { // also a draft root that is a group and an array
 		return ArrayXattrs(n.Array.Meta())
 	}
 	return []Xattr{{"user.zarr.format", []byte(formatName(n.Format))}}

@@ -2,6 +2,7 @@ package zarr
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 	"strings"
 
@@ -14,17 +15,29 @@ import (
 func (h *Hierarchy) loadDraft(ctx context.Context, p string) (*Node, error) {
 	l := h.draft
 	n := &Node{Path: p, Kind: KindGroup, Format: l.Format()}
-	var doc []byte
+	var doc, groupDoc []byte
 	for _, kind := range []Kind{KindArray, KindGroup} {
 		key := l.MetaKey(p, kind)
 		d, mt, _, found, err := h.document(ctx, key, "")
 		if err != nil {
 			return nil, err
 		}
-		if found {
-			doc, n.Kind = d, kind
-			n.Documents = []Document{{Name: kind.String() + ".json", Data: d}}
-			h.setModTime(ctx, n, key, mt)
+		if !found {
+			continue
+		}
+		n.Documents = append(n.Documents, Document{Name: kind.String() + ".json", Data: d})
+		if doc != nil {
+			// GDAL's test.zr3 has both root.array.json and
+			// root.group.json: the root is then a group (its children
+			// show in the mount and in tree, as zarr-python and GDAL
+			// list them) that also carries the array (its data, as
+			// `zarrfs cat STORE /` prints it).
+			groupDoc, n.Kind = d, KindGroup
+			break
+		}
+		doc, n.Kind = d, kind
+		h.setModTime(ctx, n, key, mt)
+		if p != "" || kind == KindGroup {
 			break
 		}
 	}
@@ -50,6 +63,20 @@ func (h *Hierarchy) loadDraft(ctx context.Context, p string) (*Node, error) {
 	}
 	name := n.Documents[0].Name
 	var a *meta.Array
+	if groupDoc != nil {
+		var attrs json.RawMessage
+		attrs, a, n.Err = l.ParseNode(name, KindArray, doc, p)
+		n.Array, n.Err = newArray(a, n.Err)
+		n.Note = "the root is an array (array.json) and a group (group.json) at once, as GDAL's test.zr3 is: both are shown"
+		var gerr error
+		if n.Attributes, _, gerr = l.ParseNode(KindGroup.String()+".json", KindGroup, groupDoc, p); n.Err == nil {
+			n.Err = gerr
+		}
+		if string(n.Attributes) == "{}" || n.Attributes == nil {
+			n.Attributes = attrs
+		}
+		return n, nil
+	}
 	n.Attributes, a, n.Err = l.ParseNode(name, n.Kind, doc, p)
 	n.Array, n.Err = newArray(a, n.Err)
 	return n, nil

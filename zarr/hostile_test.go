@@ -101,7 +101,6 @@ var hostileMeta = map[string]hostileWant{
 	"v3-key-separator-bad.zarr.json":          invalid("separator"),
 	"v3-data-type-unknown.zarr.json":          unsupp("float128"),
 	"v3-codecs-empty.zarr.json":               invalid("non-empty list"),
-	"v3-codecs-missing.zarr.json":             invalid("codecs is missing"),
 	"v3-storage-transformer.zarr.json":        unsupp(`storage transformer "chunk-manifest-json"`),
 	"v3-dimension-names-wrong-rank.zarr.json": invalid("dimension_names"),
 	"v3-attributes-not-object.zarr.json":      invalid("attributes is not an object"),

@@ -26,6 +26,9 @@ type Info struct {
 	DimensionNames []string        `json:"dimension_names,omitempty"`
 	Attributes     json.RawMessage `json:"attributes,omitempty"`
 	Error          string          `json:"error,omitempty"`
+	// Notes say how zarrfs reads what other tools write outside the
+	// specification (GDAL's v3 arrays without codecs …).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Info returns the node's summary.
@@ -44,6 +47,12 @@ func (n *Node) Info() Info {
 		if a.Err != nil {
 			i.Error = a.Err.Error()
 		}
+		if note := a.Note(); note != "" {
+			i.Notes = append(i.Notes, note)
+		}
+	}
+	if n.Note != "" {
+		i.Notes = append(i.Notes, n.Note)
 	}
 	if n.Err != nil {
 		i.Error = n.Err.Error()
@@ -81,7 +90,9 @@ func (i Info) Text() string {
 	line("format", "zarr "+i.Format)
 	if i.Shape != nil {
 		line("shape", ShapeText(i.Shape))
-		line("chunks", ShapeText(i.Chunks))
+		if i.Chunks != nil { // nil for a chunk grid zarrfs cannot read
+			line("chunks", ShapeText(i.Chunks))
+		}
 		dt := i.DataType
 		if i.NumPy != "" && i.NumPy != dt {
 			dt += " (data: " + i.NumPy + ")"
@@ -99,6 +110,9 @@ func (i Info) Text() string {
 	}
 	if a := string(i.Attributes); a != "" && a != "{}" {
 		line("attributes", a)
+	}
+	for _, note := range i.Notes {
+		line("note", note)
 	}
 	if i.Error != "" {
 		line("error", i.Error)

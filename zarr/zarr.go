@@ -142,8 +142,12 @@ type Node struct {
 	// ModTime is the modification time of the node's metadata in the store,
 	// or zero when the store does not know it.
 	ModTime time.Time
-	// Array is set for arrays whose metadata could be parsed.
+	// Array is set for arrays whose metadata could be parsed. It may also
+	// be set on a group: a 2022-draft root that is both (GDAL's test.zr3).
 	Array *Array
+	// Note says what is unusual about the node and how zarrfs reads it;
+	// info.txt shows it.
+	Note string
 	// Err is set when the node cannot be used: its metadata is invalid or
 	// names something unsupported (then it matches ErrUnsupported). Such a
 	// node still lists, with its Documents.

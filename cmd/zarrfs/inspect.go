@@ -278,7 +278,7 @@ func cat(ctx context.Context, w io.Writer, n *zarr.Node) error {
 	switch {
 	case n.Err != nil:
 		return n.Err
-	case n.Kind != zarr.KindArray || n.Array == nil:
+	case n.Array == nil: // a draft root may be a group and an array
 		return errors.New("is a group, not an array")
 	case n.Array.Err != nil:
 		return n.Array.Err

@@ -101,6 +101,9 @@ type Array struct {
 	// err is set when the array's contents cannot be read (an
 	// unsupported codec or data type); the metadata above is still valid.
 	err error
+	// note says how the array is read where its metadata is outside the
+	// specification (GDAL's v3 arrays without codecs).
+	note string
 
 	keys   chunkKeys
 	dt     dtype
@@ -123,6 +126,10 @@ func (a *Array) SameChunks(b *Array) bool {
 		bytes.Equal(a.fillValue, b.fillValue) && bytes.Equal(a.codecs, b.codecs) &&
 		a.shards == nil && b.shards == nil
 }
+
+// Note says how the array is read where its metadata is outside the
+// specification, or is "".
+func (a *Array) Note() string { return a.note }
 
 // Format returns the format of the array's metadata.
 func (a *Array) Format() Format { return a.format }

@@ -59,6 +59,18 @@ func newLayout(shape, chunks []int64, itemSize int) (Layout, error) {
 	return l, nil
 }
 
+// sizeLayout returns the layout of an array whose chunk grid is not
+// known: its shape and sizes only, no chunks.
+func sizeLayout(shape []int64, itemSize int) (Layout, error) {
+	l := Layout{shape: shape}
+	var err error
+	if l.nelem, err = Product("shape", shape, 1); err != nil {
+		return l, err
+	}
+	l.size, err = Product("shape", shape, int64(itemSize))
+	return l, err
+}
+
 // Elems returns the number of elements of the array.
 func (l *Layout) Elems() int64 { return l.nelem }
 

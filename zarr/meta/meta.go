@@ -339,6 +339,23 @@ func (a *Array) typeError(raw json.RawMessage, err error) (*Array, error) {
 	return a, nil
 }
 
+// gridError finishes a parsed array of data type dt whose chunk grid
+// cannot be read (err): its shape, size and fill value are known, its
+// contents unsupported.
+func (a *Array) gridError(dt dtype, fillRaw json.RawMessage, err error) (*Array, error) {
+	layout, lerr := sizeLayout(a.shape, dt.Size)
+	if lerr != nil {
+		return nil, lerr
+	}
+	fill, ferr := parseFillValue(dt, fillRaw, a.format)
+	if ferr != nil {
+		return nil, ferr
+	}
+	a.setType(dt, fill, layout)
+	a.err = err
+	return a, nil
+}
+
 // finish completes a parsed array of data type dt: its chunk layout, its
 // fill value (fillRaw, as format spells fill values) and the codec
 // pipeline chain builds. Invalid metadata is an error; an unsupported

@@ -115,15 +115,21 @@ func ParseV3Array(n V3Node) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	if grid.Name != "regular" {
-		return nil, codec.Unsupportedf("chunk grid %q", grid.Name)
-	}
-	chunks, err := parseDims("chunk_grid chunk_shape", grid.Config["chunk_shape"], true)
-	if err != nil {
-		return nil, err
-	}
-	if len(chunks) != len(shape) {
-		return nil, fmt.Errorf("%w: chunk_shape %v and shape %v differ in rank", ErrInvalidMetadata, chunks, shape)
+	var chunks []int64
+	// gridErr is set for a chunk grid zarrfs cannot read: the array keeps
+	// its shape, data type and fill value (ls, tree, info.txt show them),
+	// only its contents are unsupported.
+	var gridErr error
+	if grid.Name == "regular" {
+		chunks, err = parseDims("chunk_grid chunk_shape", grid.Config["chunk_shape"], true)
+		if err != nil {
+			return nil, err
+		}
+		if len(chunks) != len(shape) {
+			return nil, fmt.Errorf("%w: chunk_shape %v and shape %v differ in rank", ErrInvalidMetadata, chunks, shape)
+		}
+	} else {
+		gridErr = codec.Unsupportedf("chunk grid %q", grid.Name)
 	}
 	keys, err := parseV3KeyEncoding(obj["chunk_key_encoding"])
 	if err != nil {
@@ -156,8 +162,13 @@ func ParseV3Array(n V3Node) (*Array, error) {
 		}
 	}
 	codecsRaw, ok := obj["codecs"]
+	note := ""
 	if !ok {
-		return nil, fmt.Errorf("%w: codecs is missing", ErrInvalidMetadata)
+		// GDAL 3.8 to 3.10 wrote uncompressed arrays without codecs. The
+		// specification makes them invalid; GDAL reads them as the bytes
+		// codec, little-endian, and zarrfs reads what GDAL writes.
+		codecsRaw = json.RawMessage(`[{"name":"bytes","configuration":{"endian":"little"}}]`)
+		note = "zarr.json has no codecs (GDAL 3.8–3.10 writes none for uncompressed data): read as bytes, little-endian, as GDAL reads it"
 	}
 	exts, err := codec.ParseCodecs("codecs", codecsRaw)
 	if err != nil {
@@ -178,10 +189,14 @@ func ParseV3Array(n V3Node) (*Array, error) {
 		codecs:    codecsRaw,
 		dimNames:  dimNames,
 		keys:      keys,
+		note:      note,
 	}
 	dt, err := parseV3DataType(obj["data_type"])
 	if err != nil {
 		return a.typeError(obj["data_type"], err)
+	}
+	if gridErr != nil {
+		return a.gridError(dt, fillRaw, gridErr)
 	}
 	return a.finish(dt, fillRaw, FormatV3, func() ([]codec.Codec, error) {
 		cs, err := codec.NewCodecs(exts)
