@@ -81,7 +81,18 @@ func ParseCodecs(what string, raw json.RawMessage) ([]Extension, error) {
 func NewCodecs(exts []Extension) ([]Codec, error) {
 	var cs []Codec
 	for _, e := range exts {
-		c, err := New(e.Name, e.Config)
+		var c Codec
+		var err error
+		if e.Name == "packbits" {
+			// In a v3 chain the name is the registry's array→bytes
+			// packbits, not numcodecs' v2 filter of the same name.
+			c, err = newPackBitsV3(e.Config)
+			if err != nil && !errors.Is(err, ErrUnsupported) {
+				err = fmt.Errorf("codec packbits: %w", err)
+			}
+		} else {
+			c, err = New(e.Name, e.Config)
+		}
 		if err != nil {
 			if errors.Is(err, ErrUnsupported) && !e.MustUnderstand {
 				continue
