@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/zarrfs/zarrfs/zarr"
+	"github.com/zarrfs/zarrfs/zarr/meta"
 )
 
 // DefaultPreviewBudget is the default bound on the decoded chunks one
@@ -96,6 +97,9 @@ type plan struct {
 // elements are not numbers, it has rank 0, or no elements.
 func planFor(a *zarr.Array) *plan {
 	decode := numericTypes[a.DataType().Name]
+	if d, ok := meta.MLElement(a.DataType().Name); ok {
+		decode = d // bfloat16, float8 …: widened as float32 widens
+	}
 	rank := len(a.Shape())
 	if decode == nil || a.DataType().Size == 0 || rank == 0 || len(a.ChunkShape()) != rank {
 		return nil

@@ -95,6 +95,9 @@ func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 			fs = append(fs, &dataFile{name: "data", node: n})
 		case a.Variable():
 			fs = append(fs, newTextFile(n))
+		case !a.DataType().HasNumPyType(): // bfloat16, float8 …: no data.npy
+			fs = append(fs, &dataFile{name: "data", node: n})
+			fs = append(fs, headerFiles(v.h, n)...)
 		default:
 			fs = append(fs, &dataFile{name: "data", node: n},
 				&dataFile{name: "data.npy", node: n, header: NpyHeader(a.DataType().NumPy, a.Shape())})

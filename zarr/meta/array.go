@@ -16,6 +16,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/zarrfs/zarrfs/codec"
 	"github.com/zarrfs/zarrfs/store"
@@ -85,6 +86,13 @@ type DataType struct {
 	// NumPy is the NumPy type string of the logical content ("<f4", "|u1",
 	// "|S7", "<U7", "<M8[ns]"); empty for variable-length types.
 	NumPy string
+}
+
+// HasNumPyType reports whether NumPy has the type: its NumPy string is a
+// NumPy type string ("<f4", "|S7", a structured type's field list) rather
+// than an ml_dtypes name ("bfloat16") or empty (variable-length types).
+func (t DataType) HasNumPyType() bool {
+	return t.NumPy != "" && strings.ContainsRune("<>|[", rune(t.NumPy[0]))
 }
 
 // Array is the parsed metadata of an array. It is set once by the parsers

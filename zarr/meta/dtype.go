@@ -93,6 +93,11 @@ func parseTypestr(s string) (dtype, error) {
 	bad := func(why string) (dtype, error) {
 		return dtype{}, fmt.Errorf("%w: dtype %q: %s", ErrInvalidMetadata, s, why)
 	}
+	if t, ok := parseMLType(s); ok {
+		// Megatron-Core's checkpoints are v2 arrays of "dtype": "bfloat16",
+		// as ml_dtypes names the type.
+		return t, nil
+	}
 	if len(s) < 2 {
 		return bad("too short")
 	}
@@ -245,6 +250,20 @@ func parseV3DataType(raw json.RawMessage) (dtype, error) {
 		}
 		t.Name, t.Size = name, 8
 		t.NumPy = numpyStr(t.kind, 8, unit)
+		return t, nil
+	}
+	switch name {
+	case "complex_float32", "complex_float64":
+		// The registered names of complex64 and complex128.
+		n := 8
+		if name == "complex_float64" {
+			n = 16
+		}
+		t.Name, t.Size, t.kind = numericNames["c"+strconv.Itoa(n)], n, 'c'
+		t.NumPy = numpyStr('c', n, "")
+		return t, nil
+	}
+	if t, ok := parseMLType(name); ok {
 		return t, nil
 	}
 	return parseV3ExtType(name, cfg)

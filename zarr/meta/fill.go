@@ -45,6 +45,9 @@ func fillValue(t dtype, raw json.RawMessage, format Format) ([]byte, error) {
 	if t.fields != nil {
 		return structFill(t, raw, format)
 	}
+	if t.kind == mlKind {
+		return mlFill(t.Name, raw)
+	}
 	out := make([]byte, t.Size)
 	switch t.kind {
 	case 'b':

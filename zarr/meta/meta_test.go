@@ -193,7 +193,7 @@ func TestArrayMetadataErrors(t *testing.T) {
 		{"v3 unknown key optional", FormatV3, v3ZarrJSON(t, map[string]string{"frob": `{"must_understand": false, "x": 1}`}), nil, ""},
 		{"v3 storage transformer", FormatV3, v3ZarrJSON(t, map[string]string{"storage_transformers": `[{"name": "sharding"}]`}), codec.ErrUnsupported, `storage transformer "sharding"`},
 		{"v3 empty storage transformers", FormatV3, v3ZarrJSON(t, map[string]string{"storage_transformers": `[]`}), nil, ""},
-		{"v3 unknown data type", FormatV3, v3ZarrJSON(t, map[string]string{"data_type": `"float8_e4m3"`}), codec.ErrUnsupported, `data type "float8_e4m3"`},
+		{"v3 unknown data type", FormatV3, v3ZarrJSON(t, map[string]string{"data_type": `"float7_e3m3"`}), codec.ErrUnsupported, `data type "float7_e3m3"`},
 		{"v3 raw bits not bytes", FormatV3, v3ZarrJSON(t, map[string]string{"data_type": `"r7"`}), ErrInvalidMetadata, "multiple of 8"},
 		{"v3 chunk grid", FormatV3, v3ZarrJSON(t, map[string]string{"chunk_grid": `{"name": "rectilinear", "configuration": {}}`}), codec.ErrUnsupported, `chunk grid "rectilinear"`},
 		{"v3 key encoding", FormatV3, v3ZarrJSON(t, map[string]string{"chunk_key_encoding": `{"name": "morton"}`}), codec.ErrUnsupported, `chunk key encoding "morton"`},
