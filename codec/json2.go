@@ -68,11 +68,10 @@ func (c JSON2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 		return nil, Unsupportedf("%s codec for fixed-size data type %s", c.ID, decoded.DataType.Name)
 	}
 	var items []json.RawMessage
+	// Python's json writes NaN, Infinity and -Infinity bare: they become
+	// marked strings here, and bare again in the elements (pyNumbers).
+	data, marked := markPyNumbers(data)
 	if err := json.Unmarshal(data, &items); err != nil {
-		if bytes.Contains(data, []byte("NaN")) || bytes.Contains(data, []byte("Infinity")) {
-			// Python's NaN and Infinity: numbers, which are unsupported.
-			return nil, Unsupportedf("%s data with NaN or Infinity", c.ID)
-		}
 		return nil, Corruptf(c.ID, "%v", err)
 	}
 	tail := 2
@@ -133,11 +132,14 @@ func (c JSON2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 				if err != nil {
 					return Corruptf(c.ID, "%v", err)
 				}
+				if marked {
+					b = unmarkPyNumbers(b)
+				}
 				elems = append(elems, string(b))
 				continue
 			}
 			var s string
-			if len(raw) == 0 || raw[0] != '"' {
+			if len(raw) == 0 || raw[0] != '"' || marked && bytes.HasPrefix(raw, []byte(`"`+pyMark)) {
 				return Unsupportedf("%s element %.20s that is not a string in an array of %s", c.ID, raw, decoded.DataType.Name)
 			}
 			if err := json.Unmarshal(raw, &s); err != nil {
@@ -262,4 +264,60 @@ func pyJSONString(buf *bytes.Buffer, s []byte, ascii bool) error {
 	}
 	buf.WriteByte('"')
 	return nil
+}
+
+// pyMark begins the strings markPyNumbers turns Python's bare numbers
+// into: a NUL, which no JSON text holds unescaped inside a string as
+// json.Compact writes it back (it stays the escape \u0000).
+const pyMark = "\\u0000py:"
+
+// markPyNumbers returns data with each bare NaN, Infinity and -Infinity
+// outside strings turned into the string "\u0000py:NaN" (…), and whether
+// it turned any.
+func markPyNumbers(data []byte) ([]byte, bool) {
+	if !bytes.Contains(data, []byte("NaN")) && !bytes.Contains(data, []byte("Infinity")) {
+		return data, false
+	}
+	var out []byte
+	marked := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if c == '"' {
+			j := i + 1
+			for ; j < len(data) && data[j] != '"'; j++ {
+				if data[j] == '\\' {
+					j++
+				}
+			}
+			end := min(j+1, len(data))
+			out = append(out, data[i:end]...)
+			i = end - 1
+			continue
+		}
+		for _, tok := range []string{"NaN", "Infinity", "-Infinity"} {
+			if bytes.HasPrefix(data[i:], []byte(tok)) {
+				out = append(out, '"')
+				out = append(out, pyMark...)
+				out = append(out, tok...)
+				out = append(out, '"')
+				i += len(tok) - 1
+				marked = true
+				c = 0
+				break
+			}
+		}
+		if c != 0 {
+			out = append(out, c)
+		}
+	}
+	return out, marked
+}
+
+// unmarkPyNumbers turns the marked strings of markPyNumbers in a compact
+// JSON element back into bare NaN, Infinity and -Infinity.
+func unmarkPyNumbers(b []byte) []byte {
+	for _, tok := range []string{"NaN", "Infinity", "-Infinity"} {
+		b = bytes.ReplaceAll(b, []byte(`"`+pyMark+tok+`"`), []byte(tok))
+	}
+	return b
 }

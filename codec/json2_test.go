@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -163,4 +164,37 @@ func FuzzJSON2Decode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPeerJSON2NaN: numcodecs.JSON writes NaN, Infinity and -Infinity
+// bare, as Python's json module does; an object array's elements decode to
+// the text Python's json writes for each, those numbers included, and a
+// string that merely reads "NaN" stays a string.
+func TestPeerJSON2NaN(t *testing.T) {
+	peertest.NeedPython(t)
+	out := peertest.RunPython(t, `
+import sys, json, numpy as np, numcodecs
+vals = [1.5, float("nan"), "NaN", None, [float("inf"), -float("inf")], {"k": float("nan")}]
+a = np.empty(len(vals), dtype=object)
+a[:] = vals
+enc = numcodecs.JSON().encode(a)
+want = "\n".join(json.dumps(v, separators=(",", ":")) for v in vals)
+sys.stdout.buffer.write(enc + b"\x00" + want.encode())
+`)
+	enc, want, _ := bytes.Cut(out, []byte{0})
+	c, err := New("json2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := c.(ArrayToBytes).Decode(enc, ArraySpec{Shape: []int{6}, DataType: DataType{Name: ObjectType}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	elems, err := splitVlen("json2", dec, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bytes.Join(elems, []byte("\n")); !bytes.Equal(got, want) {
+		t.Errorf("elements\n%s\nwant (Python's json)\n%s", got, want)
+	}
 }
