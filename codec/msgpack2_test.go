@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -170,4 +171,40 @@ func FuzzMsgPack2Decode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPeerMsgPack2Bytes: numcodecs.MsgPack writes bytes elements of an
+// object array as msgpack bin; each decodes to Python's repr of it
+// (JSON has no byte strings), as zarr-python's users see them, str
+// elements to their JSON text.
+func TestPeerMsgPack2Bytes(t *testing.T) {
+	peertest.NeedPython(t)
+	out := peertest.RunPython(t, `
+import sys, json, numpy as np, numcodecs
+vals = [b"ab\x00", b"", b"\xff'\"\\\t\n\r ~\x7f", b"it's", "text", [b"x", 1]]
+a = np.empty(len(vals), dtype=object)
+a[:] = vals
+enc = numcodecs.MsgPack().encode(a)
+def show(v):
+    if isinstance(v, bytes): return repr(v)
+    if isinstance(v, list): return "[" + ",".join(show(x) for x in v) + "]"
+    return json.dumps(v)
+sys.stdout.buffer.write(enc + b"\x00\x00\x00" + "\n".join(show(v) for v in vals).encode())
+`)
+	enc, want, _ := bytes.Cut(out, []byte{0, 0, 0})
+	c, err := New("msgpack2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := c.(ArrayToBytes).Decode(enc, ArraySpec{Shape: []int{6}, DataType: DataType{Name: ObjectType}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	elems, err := splitVlen("msgpack2", dec, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bytes.Join(elems, []byte("\n")); !bytes.Equal(got, want) {
+		t.Errorf("elements\n%s\nwant (Python)\n%s", got, want)
+	}
 }

@@ -161,8 +161,41 @@ func mpJSON(v mpValue) ([]byte, error) {
 			out = append(out, b...)
 		}
 		return append(out, ']'), nil
+	case 'b':
+		// JSON has no byte strings: a bytes element is shown as Python
+		// shows it (repr), b'ab\x00', as zarr-python's users see it.
+		return pyBytesRepr(v.bytes), nil
 	}
-	return nil, Unsupportedf("msgpack2 binary element in an object array")
+	return nil, Unsupportedf("msgpack2 element of kind %q in an object array", v.kind)
+}
+
+// pyBytesRepr returns Python's repr of the byte string b: b'…' (b"…" when
+// b holds a single quote and no double quote), with \\, \t, \n, \r, the
+// quote, and bytes outside printable ASCII as \xNN.
+func pyBytesRepr(b []byte) []byte {
+	quote := byte('\'')
+	if bytes.IndexByte(b, '\'') >= 0 && bytes.IndexByte(b, '"') < 0 {
+		quote = '"'
+	}
+	out := append(make([]byte, 0, len(b)+3), 'b', quote)
+	const hexDigits = "0123456789abcdef"
+	for _, c := range b {
+		switch {
+		case c == '\\' || c == quote:
+			out = append(out, '\\', c)
+		case c == '\t':
+			out = append(out, '\\', 't')
+		case c == '\n':
+			out = append(out, '\\', 'n')
+		case c == '\r':
+			out = append(out, '\\', 'r')
+		case c < 0x20 || c >= 0x7f:
+			out = append(out, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
+		default:
+			out = append(out, c)
+		}
+	}
+	return append(out, quote)
 }
 
 // NonFiniteName returns how JSON metadata and Python's json module spell a
