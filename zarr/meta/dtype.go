@@ -188,8 +188,9 @@ func vlenType(codecID string) (dtype, bool) {
 		return dtype{DataType: DataType{Name: "string"}, kind: 's', spelling: "|O"}, true
 	case "vlen-bytes":
 		return dtype{DataType: DataType{Name: "bytes"}, kind: 'y', spelling: "|O"}, true
-	case "json2", "json", "msgpack2":
-		// Any Python objects: each element as its JSON text.
+	case "json2", "json", "msgpack2", "vlen-array":
+		// Any Python objects (vlen-array: ragged 1-D arrays): each
+		// element as its JSON text.
 		return dtype{DataType: DataType{Name: codec.ObjectType}, kind: 'o', spelling: "|O"}, true
 	}
 	return dtype{}, false
