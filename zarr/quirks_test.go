@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -144,5 +145,30 @@ func TestUnknownChunkGrid(t *testing.T) {
 	info := n.Info().Text()
 	if !strings.Contains(info, "4 × 6") || strings.Contains(info, "chunks:") {
 		t.Errorf("info.txt:\n%s", info)
+	}
+}
+
+// TestScaleOffsetCastValueArray reads the registry's "Float64 to uint8
+// with NaN preservation" example as an array: the stored uint8 values
+// decode to u / 0.1 − 10 (0 to NaN through scalar_map), and a missing
+// chunk is the NaN fill value (the codec-level values are checked against
+// NumPy in codec's TestPeerScaleOffsetCastValue).
+func TestScaleOffsetCastValueArray(t *testing.T) {
+	h, err := Open(t.Context(), memStore(t, map[string]string{
+		"zarr.json": `{"zarr_format": 3, "node_type": "array", "shape": [5], "data_type": "float64",
+			"chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [3]}},
+			"chunk_key_encoding": {"name": "default"}, "fill_value": "NaN", "attributes": {},
+			"codecs": [{"name": "scale_offset", "configuration": {"offset": -10, "scale": 0.1}},
+				{"name": "cast_value", "configuration": {"data_type": "uint8", "rounding": "nearest-even",
+					"scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}}, "bytes"]}`,
+		"c/0": "\x00\x01\xff",
+	}), Options{})
+	must(t, err)
+	_, got := readArray(t, h, "")
+	for i, want := range []float64{math.NaN(), 1/0.1 - 10, 255/0.1 - 10, math.NaN(), math.NaN()} {
+		v := math.Float64frombits(binary.LittleEndian.Uint64(got[8*i:]))
+		if v != want && !(math.IsNaN(v) && math.IsNaN(want)) {
+			t.Errorf("element %d: %v, want %v", i, v, want)
+		}
 	}
 }

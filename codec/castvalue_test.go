@@ -1,0 +1,186 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/internal/peertest"
+)
+
+// castExamplesNumPy computes, with NumPy, the examples of
+// zarr-extensions codecs/scale_offset and codecs/cast_value (July 2026):
+// "Decoding: out = (in / scale) + offset" "using the arithmetic semantics
+// of the input array's data type", and cast_value's scalar_map, rounding
+// and out_of_range rules. zarr-python 3.2, which writes these codecs, is
+// not packaged here; NumPy computes the expected values. For each case it
+// prints the codecs, the array's type and fill value, the stored bytes and
+// the decoded bytes (or, for "encode" cases, the other way round).
+const castExamplesNumPy = `
+import json, numpy as np
+rng = np.random.default_rng(5)
+out = []
+def case(name, dtype, fill, codecs, stored, decoded, direction="decode"):
+    out.append({"name": name, "dtype": dtype, "fill": fill, "codecs": codecs, "direction": direction,
+                "stored": stored.tobytes().hex(), "decoded": decoded.tobytes().hex()})
+# "Float32 with scale and offset".
+x = rng.standard_normal(7).astype("<f4")
+case("float32 offset 5 scale 0.1", "float32", 0, [{"name": "scale_offset", "configuration": {"offset": 5, "scale": 0.1}}, "bytes"],
+     x, (x / np.float32(0.1) + np.float32(5)).astype("<f4"))
+# "Uint16 range reduction".
+u = rng.integers(0, 256, 9).astype("<u1")
+case("uint16 offset 1000 to uint8", "uint16", 1000, [{"name": "scale_offset", "configuration": {"offset": 1000}},
+     {"name": "cast_value", "configuration": {"data_type": "uint8"}}, "bytes"], u, u.astype("<u2") + np.uint16(1000))
+# "Float64 to uint8 with NaN preservation".
+u = np.concatenate([[0], rng.integers(0, 256, 8)]).astype("<u1")
+cfg = {"data_type": "uint8", "rounding": "nearest-even", "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}
+case("float64 to uint8 with NaN", "float64", "NaN", [{"name": "scale_offset", "configuration": {"offset": -10, "scale": 0.1}},
+     {"name": "cast_value", "configuration": cfg}, "bytes"], u, np.where(u == 0, np.nan, u.astype("<f8") / 0.1 + -10))
+# "NumPy compatibility" (encoding): towards-zero, wrap, NaN and infinities to 0.
+f = np.array([300.7, -1.5, np.nan, np.inf, -np.inf, 255.9, -257.2, 0.0], dtype="<f8")
+t = np.trunc(np.where(np.isfinite(f), f, 0))
+case("float64 to uint8 numpy", "float64", 0, [{"name": "cast_value", "configuration": {"data_type": "uint8", "rounding": "towards-zero",
+     "out_of_range": "wrap", "scalar_map": {"encode": [["NaN", 0], ["+Infinity", 0], ["-Infinity", 0]]}}}, "bytes"],
+     (t.astype(np.int64) % 256).astype("<u1"), f, direction="encode")
+# int16 from int8 with clamp and a scale (decode: in / scale + offset in int16).
+s = (rng.integers(-20, 20, 6) * 3).astype("|i1")
+case("int16 scale 3 from int8", "int16", 0, [{"name": "scale_offset", "configuration": {"offset": -7, "scale": 3}},
+     {"name": "cast_value", "configuration": {"data_type": "int8", "out_of_range": "clamp"}}, "bytes"], s, (s.astype("<i2") // 3 - 7).astype("<i2"))
+print(json.dumps(out))
+`
+
+// TestPeerScaleOffsetCastValue decodes (or encodes) each example through
+// a v3 pipeline and compares with NumPy.
+func TestPeerScaleOffsetCastValue(t *testing.T) {
+	peertest.NeedPython(t)
+	var cases []struct {
+		Name, DType, Direction, Stored, Decoded string
+		Fill                                    json.RawMessage
+		Codecs                                  json.RawMessage
+	}
+	if err := json.Unmarshal(peertest.RunPython(t, castExamplesNumPy), &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 5 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for _, c := range cases {
+		stored, _ := hex.DecodeString(c.Stored)
+		decoded, _ := hex.DecodeString(c.Decoded)
+		nt, _ := ParseNumpyType(c.DType)
+		dt := DataType{Name: c.DType, Size: nt.Size}
+		n := len(decoded) / dt.Size
+		fill, err := numType{nt.Kind, nt.Size}.parse(c.Fill)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fillBytes := make([]byte, dt.Size)
+		numType{nt.Kind, nt.Size}.store(fillBytes, fill)
+		cs, err := ParseCodecList(c.Codecs)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		p, err := NewPipeline(cs, ArraySpec{Shape: []int{n}, DataType: dt, FillValue: fillBytes})
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		if c.Direction == "encode" {
+			got, err := p.Encode(decoded)
+			if err != nil || !bytes.Equal(got, stored) {
+				t.Errorf("%s: Encode = % x, %v\nwant % x", c.Name, got, err, stored)
+			}
+			continue
+		}
+		got, err := p.Decode(stored)
+		if err != nil || !sameFloats(got, decoded, dt) {
+			t.Errorf("%s: Decode = % x, %v\nwant % x", c.Name, got, err, decoded)
+		}
+	}
+}
+
+// sameFloats compares decoded arrays byte for byte, any NaN equal to any.
+func sameFloats(a, b []byte, dt DataType) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	nt, _ := ParseNumpyType(dt.Name)
+	t := numType{nt.Kind, nt.Size}
+	for k := 0; k < len(a); k += t.size {
+		if !t.equal(t.load(a[k:]), t.load(b[k:])) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestCastValueErrors: what the extensions make errors.
+func TestCastValueErrors(t *testing.T) {
+	for _, codecs := range []string{
+		`[{"name": "cast_value", "configuration": {}}, "bytes"]`,
+		`[{"name": "cast_value", "configuration": {"data_type": "uint8", "rounding": "up"}}, "bytes"]`,
+		`[{"name": "cast_value", "configuration": {"data_type": "uint8", "extra": 1}}, "bytes"]`,
+		`[{"name": "scale_offset", "configuration": {"factor": 2}}, "bytes"]`,
+	} {
+		if _, err := ParseCodecList(json.RawMessage(codecs)); err == nil {
+			t.Errorf("%s: no error", codecs)
+		}
+	}
+	u8 := ArraySpec{Shape: []int{1}, DataType: DataType{Name: "uint8", Size: 1}}
+	// 200 as int8 without out_of_range: an error; NaN to an integer: an error.
+	c := CastValue{DataType: "int8", Rounding: "nearest-even"}
+	if _, err := c.Encode([]byte{200}, u8); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("200 to int8: %v", err)
+	}
+	f64 := ArraySpec{Shape: []int{1}, DataType: DataType{Name: "float64", Size: 8}}
+	if _, err := (CastValue{DataType: "uint8"}).Encode([]byte{0, 0, 0, 0, 0, 0, 0xf8, 0x7f}, f64); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("NaN to uint8: %v", err)
+	}
+	// 7 / 2 in uint8: not an integer.
+	if _, err := (ScaleOffset{Scale: json.RawMessage("2")}).Decode([]byte{7}, u8); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("7 / 2: %v", err)
+	}
+	// 250 + 10 in uint8 overflows.
+	if _, err := (ScaleOffset{Offset: json.RawMessage("10")}).Decode([]byte{250}, u8); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("250 + 10: %v", err)
+	}
+	if _, err := (ScaleOffset{}).Decode([]byte{1, 2}, ArraySpec{Shape: []int{1}, DataType: DataType{Name: "float16", Size: 2}}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("float16: %v", err)
+	}
+}
+
+// FuzzCastValue decodes arbitrary bytes through scale_offset and
+// cast_value between arbitrary integer and float types: an error or
+// exactly the decoded size.
+func FuzzCastValue(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8}, uint8(0), uint8(3), uint8(2), int8(-3), int8(3))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xf0, 0x7f}, uint8(9), uint8(1), uint8(1), int8(0), int8(0))
+	names := []string{"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64"}
+	f.Fuzz(func(t *testing.T, data []byte, from, to, oor uint8, off, scale int8) {
+		ft, tt := names[int(from)%len(names)], names[int(to)%len(names)]
+		c := CastValue{DataType: tt, Rounding: "nearest-even", OutOfRange: []string{"", "clamp", "wrap"}[oor%3]}
+		spec := ArraySpec{Shape: []int{4}, DataType: DataType{Name: ft}}
+		nt, _ := ParseNumpyType(ft)
+		spec.DataType.Size = nt.Size
+		enc := c.target()
+		if len(data) < 4*enc.Size {
+			return
+		}
+		out, err := c.Decode(data[:4*enc.Size], spec)
+		if err == nil && len(out) != spec.ByteSize() {
+			t.Fatalf("cast to %d bytes, want %d", len(out), spec.ByteSize())
+		}
+		if err == nil {
+			so := ScaleOffset{Offset: json.RawMessage(fmtInt(int(off))), Scale: json.RawMessage(fmtInt(int(scale)))}
+			if o, err := so.Decode(out, spec); err == nil && len(o) != len(out) {
+				t.Fatalf("scale_offset changed the size")
+			}
+		}
+	})
+}
+
+func fmtInt(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}
