@@ -175,12 +175,17 @@ func (a *Array) getLive(ctx context.Context, ig store.InfoGetter, lin int64, key
 // into a pooled buffer, and an input the decoded chunk is part of becomes
 // the chunk's buffer: the value returned then holds a pooled buffer, with
 // one reference (the caller's).
-func (a *Array) decodeFixed(key string, data, in []byte) (*chunkValue, error) {
-	want := a.Layout().ChunkElems() * int64(a.DataType().Size)
+func (a *Array) decodeFixed(lin int64, key string, data, in []byte) (*chunkValue, error) {
+	want := a.Layout().ChunkElemsOf(lin) * int64(a.DataType().Size)
 	pool := a.cache.buffers()
-	if a.Pipeline().CanDecodeInto() {
+	pipe, err := a.PipelineOf(lin) // the array's, but for a rectilinear grid
+	if err != nil {
+		pool.put(in)
+		return nil, a.chunkError(key, err)
+	}
+	if pipe.CanDecodeInto() {
 		dst := pool.get(int(want))
-		err := a.Pipeline().DecodeInto(dst, data)
+		err := pipe.DecodeInto(dst, data)
 		pool.put(in)
 		if err != nil {
 			pool.put(dst)
@@ -188,7 +193,7 @@ func (a *Array) decodeFixed(key string, data, in []byte) (*chunkValue, error) {
 		}
 		return pooledValue(dst, dst, pool), nil
 	}
-	dec, err := a.Pipeline().Decode(data)
+	dec, err := pipe.Decode(data)
 	if err == nil && int64(len(dec)) != want {
 		err = codec.Corruptf("pipeline", "decoded %d bytes, want %d", len(dec), want)
 	}
@@ -251,15 +256,19 @@ func (a *Array) loadChunkAs(ctx context.Context, lin int64, ahead bool) (*chunkV
 		}
 		var v *chunkValue
 		if !a.Variable() {
-			if v, err = a.decodeFixed(key, data, in); err != nil {
+			if v, err = a.decodeFixed(lin, key, data, in); err != nil {
 				return nil, nil, err
 			}
 		} else {
-			dec, err := a.Pipeline().Decode(data)
+			pipe, err := a.PipelineOf(lin)
 			if err != nil {
 				return nil, nil, a.chunkError(key, err)
 			}
-			elems, err := splitVlen(dec, a.Layout().ChunkElems())
+			dec, err := pipe.Decode(data)
+			if err != nil {
+				return nil, nil, a.chunkError(key, err)
+			}
+			elems, err := splitVlen(dec, a.Layout().ChunkElemsOf(lin))
 			if err != nil {
 				return nil, nil, a.chunkError(key, err)
 			}
@@ -318,6 +327,9 @@ type run struct {
 
 // runs calls fn for the runs covering the elements [e0, e1) in order.
 func (a *Array) runs(e0, e1 int64, fn func(run) error) error {
+	if a.Layout().Rectilinear() {
+		return a.rectRuns(e0, e1, fn)
+	}
 	shape, chunks := a.Shape(), a.ChunkShape()
 	r := len(shape)
 	if r == 0 {
@@ -852,6 +864,45 @@ func (a *Array) Elements(ctx context.Context, fn func(elem []byte) error) error 
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// rectRuns is runs for a rectilinear chunk grid, whose chunks have
+// several shapes: a run is at most one stretch of the last dimension
+// inside one chunk (the regular grid's runs, which join dimensions, are
+// left as they are).
+func (a *Array) rectRuns(e0, e1 int64, fn func(run) error) error {
+	l := a.Layout()
+	shape := a.Shape()
+	r := len(shape)
+	if r == 0 {
+		if e0 < e1 {
+			return fn(run{n: 1, valid: 1})
+		}
+		return nil
+	}
+	idx, cidx := make([]int64, r), make([]int64, r)
+	start, length := make([]int64, r), make([]int64, r)
+	for e := e0; e < e1; {
+		q := e
+		for i := r - 1; i >= 0; i-- {
+			idx[i] = q % shape[i]
+			q /= shape[i]
+			cidx[i], start[i], length[i] = l.Locate(i, idx[i])
+		}
+		var in int64
+		valid, stride := int64(1), int64(1)
+		for i := r - 1; i >= 0; i-- {
+			in += (idx[i] - start[i]) * stride
+			stride *= length[i]
+			valid *= min(length[i], shape[i]-start[i])
+		}
+		n := min(min(start[r-1]+length[r-1], shape[r-1])-idx[r-1], e1-e)
+		if err := fn(run{chunk: l.Linear(cidx), inOff: in, outOff: e, n: n, valid: valid}); err != nil {
+			return err
+		}
+		e += n
 	}
 	return nil
 }

@@ -141,7 +141,9 @@ func (l chunkParts) load(ctx context.Context, lin int64, runs []run) (*chunkValu
 // which needs little of each chunk), straight into out's place (see
 // chunkParts), whole otherwise.
 func (a *Array) loader(partial bool, out func(run) []byte) chunkLoader {
-	if partial && a.cache != nil && a.Pipeline().Parts() == codec.PartsDecoded {
+	// (A rectilinear grid's chunks have pipelines of their own: they load
+	// whole.)
+	if partial && a.cache != nil && a.Pipeline().Parts() == codec.PartsDecoded && !a.Layout().Rectilinear() {
 		return chunkParts{a, out}
 	}
 	return wholeChunks{a}

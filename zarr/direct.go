@@ -28,7 +28,7 @@ const directMin = 32 << 10
 // caller's buffer, one copy, without decoding whole chunks into the cache
 // first.
 func (a *Array) rawReader() rangeReader {
-	if a.Pipeline() == nil || a.Pipeline().Parts() != codec.PartsStored {
+	if a.Pipeline() == nil || a.Pipeline().Parts() != codec.PartsStored || a.Layout().Rectilinear() {
 		return nil
 	}
 	rr, _ := a.st.(rangeReader)

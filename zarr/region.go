@@ -118,12 +118,16 @@ func (a *Array) orthogonalRuns(indices [][]int64, fn func(run) error) error {
 	}
 	chunks := a.ChunkShape()
 	cstride := nd.Strides(chunks, 1)
+	rect := a.Layout().Rectilinear()
 	shape := make([]int64, r)
 	groups := make([][]indexGroup, r)
 	for i, idx := range indices {
 		shape[i] = int64(len(idx))
 		for k, x := range idx {
 			c := x / chunks[i]
+			if rect {
+				c, _, _ = a.Layout().Locate(i, x)
+			}
 			if g := len(groups[i]) - 1; g >= 0 && groups[i][g].chunk == c {
 				groups[i][g].hi++
 			} else {
@@ -146,11 +150,23 @@ func (a *Array) orthogonalRuns(indices [][]int64, fn func(run) error) error {
 			cidx[i], lo[i], hi[i] = gr.chunk, gr.lo, gr.hi-1
 		}
 		lin := a.Layout().Linear(cidx)
+		var cstart []int64 // a rectilinear grid's chunk: its start and strides
+		if rect {
+			cstart = make([]int64, r)
+			for i := range r {
+				_, cstart[i], _ = a.Layout().Locate(i, indices[i][lo[i]])
+			}
+			cstride = nd.Strides(a.Layout().ChunkShapeOf(cidx), 1)
+		}
 		copy(k, lo)
 		for {
 			var in, out int64
 			for i := range r {
-				in += (indices[i][k[i]] % chunks[i]) * cstride[i]
+				if rect {
+					in += (indices[i][k[i]] - cstart[i]) * cstride[i]
+				} else {
+					in += (indices[i][k[i]] % chunks[i]) * cstride[i]
+				}
 				out += k[i] * ostride[i]
 			}
 			// The run goes on while the next index is the next element.

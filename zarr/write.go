@@ -294,6 +294,9 @@ func (a *Array) writable() (WritableStore, error) {
 	if a.Variable() {
 		return nil, fmt.Errorf("array %q: %w: writing variable-length elements", "/"+a.path, ErrUnsupported)
 	}
+	if a.Layout().Rectilinear() {
+		return nil, fmt.Errorf("array %q: %w: writing a rectilinear chunk grid", "/"+a.path, ErrUnsupported)
+	}
 	w, ok := a.st.(WritableStore)
 	if !ok {
 		return nil, fmt.Errorf("%s: array %q: %w", a.st, "/"+a.path, store.ErrReadOnly)

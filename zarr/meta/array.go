@@ -14,9 +14,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/zarrfs/zarrfs/codec"
 	"github.com/zarrfs/zarrfs/store"
@@ -118,6 +120,13 @@ type Array struct {
 	fill   []byte // one element of the logical content (the element's bytes for variable-length types)
 	layout Layout
 	pipe   *codec.Pipeline
+	// edges, for a rectilinear chunk grid, are its chunk boundaries
+	// (rectilinear.go); chunks is then the largest chunk's shape, and
+	// each chunk shape has its own pipeline, built from codecs when first
+	// needed and kept in pipes.
+	edges       [][]int64
+	chainCodecs []codec.Codec
+	pipes       sync.Map // string(shape) → *codec.Pipeline
 	// shards, when set, is the storage transformer between the array and
 	// its store (the 2022 v3 draft's sharding).
 	shards *DraftShards
@@ -129,7 +138,7 @@ type Array struct {
 // the same chunk of the other. Arrays behind a draft's storage
 // transformer are never the same.
 func (a *Array) SameChunks(b *Array) bool {
-	return a.format == b.format && a.keys == b.keys && a.dataType == b.dataType &&
+	return a.edges == nil && b.edges == nil && a.format == b.format && a.keys == b.keys && a.dataType == b.dataType &&
 		slices.Equal(a.shape, b.shape) && slices.Equal(a.chunks, b.chunks) &&
 		bytes.Equal(a.fillValue, b.fillValue) && bytes.Equal(a.codecs, b.codecs) &&
 		a.shards == nil && b.shards == nil
@@ -186,6 +195,27 @@ func (a *Array) Layout() *Layout { return &a.layout }
 // Pipeline returns the codec pipeline of one chunk, or nil when the
 // array's contents cannot be read.
 func (a *Array) Pipeline() *codec.Pipeline { return a.pipe }
+
+// PipelineOf returns the codec pipeline of the chunk with linear index
+// lin: the array's for a regular grid; for a rectilinear grid the one of
+// that chunk's shape (an error when the codecs do not fit it, e.g. a shard
+// shape that does not divide it).
+func (a *Array) PipelineOf(lin int64) (*codec.Pipeline, error) {
+	if a.edges == nil || a.pipe == nil {
+		return a.pipe, nil
+	}
+	shape := a.layout.ChunkShapeOf(a.layout.ChunkIndex(lin))
+	key := fmt.Sprint(shape)
+	if p, ok := a.pipes.Load(key); ok {
+		return p.(*codec.Pipeline), nil
+	}
+	p, err := codec.NewPipeline(a.chainCodecs, chunkSpec(a.dt, shape, a.fill))
+	if err != nil {
+		return nil, fmt.Errorf("%w: chunk shape %v: %w", ErrInvalidMetadata, shape, err)
+	}
+	a.pipes.Store(key, p)
+	return p, nil
+}
 
 // DraftShards returns the 2022 v3 draft's sharding storage transformer
 // the array's chunks are read through, or nil.

@@ -22,6 +22,10 @@ type Layout struct {
 	// slabChunks is the chunks of one step along the first dimension:
 	// those a C-order reader meets in one row of chunks.
 	slabChunks int64
+	// edges, for a rectilinear grid, are per dimension the start of every
+	// chunk and the end of the last (rectilinear.go); nil for a regular
+	// grid, whose arithmetic below stays as it is.
+	edges [][]int64
 }
 
 // newLayout checks a shape against its chunk shape and computes the
@@ -87,6 +91,9 @@ func (l *Layout) SlabChunks() int64 { return l.slabChunks }
 // ChunkLastElem returns the C-order index of the last element of the
 // chunk with linear index lin.
 func (l *Layout) ChunkLastElem(lin int64) int64 {
+	if l.edges != nil {
+		return l.rectChunkLastElem(lin)
+	}
 	var e, stride int64 = 0, 1
 	for i := len(l.shape) - 1; i >= 0; i-- {
 		idx := lin % l.grid[i]
@@ -120,6 +127,9 @@ func (l *Layout) ChunkIndex(lin int64) []int64 {
 // ChunkOf returns the linear index of the chunk holding element e (a
 // C-order index into the array).
 func (l *Layout) ChunkOf(e int64) int64 {
+	if l.edges != nil {
+		return l.rectChunkOf(e)
+	}
 	var lin, stride int64 = 0, 1
 	for i := len(l.shape) - 1; i >= 0; i-- {
 		lin += e % l.shape[i] / l.chunks[i] * stride

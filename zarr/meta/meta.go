@@ -361,7 +361,13 @@ func (a *Array) gridError(dt dtype, fillRaw json.RawMessage, err error) (*Array,
 // pipeline chain builds. Invalid metadata is an error; an unsupported
 // codec leaves the array with its Unsupported error set.
 func (a *Array) finish(dt dtype, fillRaw json.RawMessage, format Format, chain func() ([]codec.Codec, error)) (*Array, error) {
-	layout, err := newLayout(a.shape, a.chunks, dt.Size)
+	var layout Layout
+	var err error
+	if a.edges != nil {
+		layout, a.chunks, err = newRectLayout(a.shape, a.edges, dt.Size)
+	} else {
+		layout, err = newLayout(a.shape, a.chunks, dt.Size)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +389,14 @@ func (a *Array) buildPipeline(chain func() ([]codec.Codec, error)) error {
 	if err != nil {
 		return pipelineError(err)
 	}
-	p, err := codec.NewPipeline(cs, chunkSpec(a.dt, a.chunks, a.fill))
+	spec := a.chunks
+	if a.edges != nil && a.layout.nchunks > 0 {
+		// A rectilinear grid's chunks have their own pipelines
+		// (PipelineOf); this one is the first chunk's.
+		a.chainCodecs = cs
+		spec = a.layout.ChunkShapeOf(make([]int64, len(a.shape)))
+	}
+	p, err := codec.NewPipeline(cs, chunkSpec(a.dt, spec, a.fill))
 	if err != nil {
 		return pipelineError(err)
 	}

@@ -2,6 +2,7 @@ package meta
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -116,6 +117,8 @@ func ParseV3Array(n V3Node) (*Array, error) {
 		return nil, err
 	}
 	var chunks []int64
+	note := ""          // how the array is read, for info.txt
+	var edges [][]int64 // a rectilinear grid's
 	// gridErr is set for a chunk grid zarrfs cannot read: the array keeps
 	// its shape, data type and fill value (ls, tree, info.txt show them),
 	// only its contents are unsupported.
@@ -128,6 +131,13 @@ func ParseV3Array(n V3Node) (*Array, error) {
 		if len(chunks) != len(shape) {
 			return nil, fmt.Errorf("%w: chunk_shape %v and shape %v differ in rank", ErrInvalidMetadata, chunks, shape)
 		}
+	} else if grid.Name == "rectilinear" {
+		if edges, err = parseRectilinear(grid.Config, shape); errors.Is(err, codec.ErrUnsupported) {
+			gridErr = err
+		} else if err != nil {
+			return nil, err
+		}
+		note = "rectilinear chunk grid (chunk_shapes in zarr.json): chunks shows the largest chunk"
 	} else {
 		gridErr = codec.Unsupportedf("chunk grid %q", grid.Name)
 	}
@@ -162,7 +172,6 @@ func ParseV3Array(n V3Node) (*Array, error) {
 		}
 	}
 	codecsRaw, ok := obj["codecs"]
-	note := ""
 	if !ok {
 		// GDAL 3.8 to 3.10 wrote uncompressed arrays without codecs. The
 		// specification makes them invalid; GDAL reads them as the bytes
@@ -190,6 +199,7 @@ func ParseV3Array(n V3Node) (*Array, error) {
 		dimNames:  dimNames,
 		keys:      keys,
 		note:      note,
+		edges:     edges,
 	}
 	dt, err := parseV3DataType(obj["data_type"])
 	if err != nil {
