@@ -33,6 +33,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 //     (GDAL's test.zr3): the root directory shows both documents, the
 //     array's data and the group's children; `zarrfs cat STORE /` prints
 //     the same data, `zarrfs tree` lists the children;
+//   - a rectilinear chunk grid: cat, data and preview.png;
 //   - an array with a chunk grid zarrfs does not know: ls and tree show
 //     its shape and dtype, and only opening data fails (EOPNOTSUPP).
 func TestQuirkStores(t *testing.T) {
@@ -55,6 +56,18 @@ func TestQuirkStores(t *testing.T) {
 			"chunk_grid": {"name": "someday", "configuration": {}}, "chunk_key_encoding": {"name": "default"},
 			"fill_value": 0, "codecs": [{"name": "bytes"}], "attributes": {}}`,
 	})
+
+	// A rectilinear grid (chunk_shapes [[1, 2], [[2, 2]]] on a 3 × 4 uint8
+	// array): the chunks [1, 2], [1, 2], [2, 2], [2, 2], row-major inside.
+	rect := t.TempDir()
+	writeFiles(t, rect, map[string]string{
+		"zarr.json": `{"zarr_format": 3, "node_type": "array", "shape": [3, 4], "data_type": "uint8",
+			"chunk_grid": {"name": "rectilinear", "configuration": {"kind": "inline", "chunk_shapes": [[1, 2], [[2, 2]]]}},
+			"chunk_key_encoding": {"name": "default"}, "fill_value": 0, "codecs": [{"name": "bytes"}], "attributes": {}}`,
+		"c/0/0": "\x00\x01", "c/0/1": "\x02\x03", "c/1/0": "\x04\x05\x08\x09", "c/1/1": "\x06\x07\x0a\x0b",
+	})
+	rectData := []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	sameBytes(t, "cat RECT /", mustZarrfs(t, "cat", rect, "/"), rectData)
 
 	rootData := []byte{1, 0, 2, 0}
 	sameBytes(t, "cat DRAFT /", mustZarrfs(t, "cat", draft, "/"), rootData)
@@ -90,6 +103,14 @@ func TestQuirkStores(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(m.dir, "info.txt")); !strings.Contains(string(b), "note:") {
 		t.Errorf("info.txt does not say the root is both:\n%s", b)
+	}
+
+	r := mountStore(t, rect)
+	if b, err := os.ReadFile(filepath.Join(r.dir, "data")); err != nil || !bytes.Equal(b, rectData) {
+		t.Errorf("RECT/data: % x, %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(r.dir, "preview.png")); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("RECT/preview.png: %d bytes, %v", len(b), err)
 	}
 
 	g := mountStore(t, grid)
