@@ -889,7 +889,11 @@ func (a *Array) rectRuns(e0, e1 int64, fn func(run) error) error {
 		for i := r - 1; i >= 0; i-- {
 			idx[i] = q % shape[i]
 			q /= shape[i]
-			cidx[i], start[i], length[i] = l.Locate(i, idx[i])
+			// Locate (a binary search) only on leaving the chunk (none
+			// is located yet while its length is 0).
+			if idx[i] < start[i] || idx[i] >= start[i]+length[i] {
+				cidx[i], start[i], length[i] = l.Locate(i, idx[i])
+			}
 		}
 		var in int64
 		valid, stride := int64(1), int64(1)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -51,7 +52,45 @@ func benchArray(b *testing.B, shape, chunks []int64) *Array {
 
 func benchRead(b *testing.B, shape, chunks []int64) {
 	unpoisoned(b)
-	a := benchArray(b, shape, chunks)
+	benchReadArray(b, benchArray(b, shape, chunks))
+}
+
+// BenchmarkReadAtTilesRectilinear is BenchmarkReadAtTiles with the same
+// chunks declared as a rectilinear grid (run-length pairs [128, 8]): the
+// same bytes and chunks through the rectilinear read path.
+func BenchmarkReadAtTilesRectilinear(b *testing.B) {
+	unpoisoned(b)
+	ctx := context.Background()
+	a := benchArray(b, []int64{1024, 1024}, []int64{128, 128})
+	st := a.st.(*memory.Store)
+	doc, err := st.Get(ctx, "a/zarr.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(doc, &m); err != nil {
+		b.Fatal(err)
+	}
+	m["chunk_grid"] = map[string]any{"name": "rectilinear", "configuration": map[string]any{
+		"kind": "inline", "chunk_shapes": [][][]int{{{128, 8}}, {{128, 8}}}}}
+	if doc, err = json.Marshal(m); err != nil {
+		b.Fatal(err)
+	}
+	if err := st.Set(ctx, "a/zarr.json", doc); err != nil {
+		b.Fatal(err)
+	}
+	h, err := Open(ctx, st, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, err := h.Node(ctx, "a")
+	if err != nil || n.Array == nil || !n.Array.Layout().Rectilinear() {
+		b.Fatalf("%v %v", err, n)
+	}
+	benchReadArray(b, n.Array)
+}
+
+func benchReadArray(b *testing.B, a *Array) {
 	ctx := context.Background()
 	p := make([]byte, 1<<20)
 	b.SetBytes(int64(len(p)))
