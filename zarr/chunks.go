@@ -125,7 +125,11 @@ func (l chunkParts) load(ctx context.Context, lin int64, runs []run) (*chunkValu
 		dsts[i], offs[i] = l.out(r), r.inOff*size
 	}
 	c := a.storedChunk(lin)
-	err := a.Pipeline().DecodeParts(ctx, c, dsts, offs)
+	pipe, err := a.PipelineOf(lin) // the array's, but for a rectilinear grid
+	if err != nil {
+		return nil, a.chunkError(c.key, err)
+	}
+	err = pipe.DecodeParts(ctx, c, dsts, offs)
 	if errors.Is(err, store.ErrNotExist) {
 		return &chunkValue{missing: true}, nil
 	}
@@ -141,9 +145,9 @@ func (l chunkParts) load(ctx context.Context, lin int64, runs []run) (*chunkValu
 // which needs little of each chunk), straight into out's place (see
 // chunkParts), whole otherwise.
 func (a *Array) loader(partial bool, out func(run) []byte) chunkLoader {
-	// (A rectilinear grid's chunks have pipelines of their own: they load
-	// whole.)
-	if partial && a.cache != nil && a.Pipeline().Parts() == codec.PartsDecoded && !a.Layout().Rectilinear() {
+	// (A rectilinear grid's chunks have pipelines of their own, of the
+	// same codecs: the first chunk's tells what they all can.)
+	if partial && a.cache != nil && a.Pipeline().Parts() == codec.PartsDecoded {
 		return chunkParts{a, out}
 	}
 	return wholeChunks{a}

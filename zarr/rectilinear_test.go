@@ -114,6 +114,20 @@ func TestPeerRectilinear(t *testing.T) {
 			}
 		}
 	}
+	// A small read of the sharded array decodes only the inner chunks it
+	// needs (a random reader's read: not sequential).
+	sh, err := openDir(t, root).Node(ctx, "sharded") // nothing cached yet
+	must(t, err)
+	shWant := readFile(t, filepath.Join(refs, "sharded.bin"))
+	before := partialDecodes.Load()
+	p := make([]byte, 8)
+	if k, err := sh.Array.ReadAt(ctx, p, 4*(4*10+6)); k != 8 || err != nil || !bytes.Equal(p, shWant[4*46:4*46+8]) {
+		t.Errorf("sharded: ReadAt of 2 elements = %d, %v", k, err)
+	}
+	if partialDecodes.Load() == before {
+		t.Errorf("sharded: the small read decoded whole shards")
+	}
+
 	// An orthogonal selection, as a preview's plane: rows 3, 9, 20, 25
 	// and every fifth column of the diagram's array.
 	n, err := h.Node(ctx, "diagram")
