@@ -28,7 +28,7 @@ const directMin = 32 << 10
 // caller's buffer, one copy, without decoding whole chunks into the cache
 // first.
 func (a *Array) rawReader() rangeReader {
-	if a.Pipeline() == nil || a.Pipeline().Parts() != codec.PartsStored || a.Layout().Rectilinear() {
+	if a.Pipeline() == nil || a.Pipeline().Parts() != codec.PartsStored {
 		return nil
 	}
 	rr, _ := a.st.(rangeReader)
@@ -64,7 +64,10 @@ func (a *Array) readDirect(ctx context.Context, dst []byte, e0, e1 int64) (bool,
 	readRun := func(ctx context.Context, r run) error {
 		c := fileChunk{a.storedChunk(r.chunk), rr}
 		out := dst[(r.outOff-e0)*size : (r.outOff-e0+r.n)*size]
-		err := a.Pipeline().DecodeParts(ctx, c, [][]byte{out}, []int64{r.inOff * size})
+		pipe, err := a.PipelineOf(r.chunk) // a rectilinear chunk's own shape
+		if err == nil {
+			err = pipe.DecodeParts(ctx, c, [][]byte{out}, []int64{r.inOff * size})
+		}
 		switch {
 		case errors.Is(err, store.ErrNotExist):
 			a.FillElements(out)
