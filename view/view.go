@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -58,6 +59,11 @@ type Config struct {
 	// PreviewBudget bounds the bytes of decoded chunks one preview reads;
 	// 0 means DefaultPreviewBudget.
 	PreviewBudget int64
+	// RootInfo, when set, gives lines the root's info.txt ends with, as
+	// they are when it is made: what the layers below the engine (the
+	// disk cache's hit rate) say of the mount, which the views cannot
+	// ask them themselves.
+	RootInfo func() string
 }
 
 // Views makes the files of the nodes of one hierarchy. What its files
@@ -116,7 +122,17 @@ func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 	if s, ok := v.h.Store().(summarizer); ok && n.Path == "" {
 		summary = s.Summary()
 	}
-	return append(fs, newMetaFile("info.txt", func() []byte { return append(infoText(n, children, left), summary...) }))
+	info := func() []byte { return append(infoText(n, children, left), summary...) }
+	if extra := v.cfg.RootInfo; extra != nil && n.Path == "" {
+		info = func() []byte {
+			b := append(infoText(n, children, left), summary...)
+			if s := strings.TrimRight(extra(), "\n"); s != "" {
+				b = append(append(b, s...), '\n')
+			}
+			return b
+		}
+	}
+	return append(fs, newMetaFile("info.txt", info))
 }
 
 // summarizer is a store that describes itself in its root's info.txt,

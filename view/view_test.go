@@ -146,3 +146,33 @@ func TestCheckUnsupported(t *testing.T) {
 		t.Errorf("Copy: %v, want ErrUnsupported", err)
 	}
 }
+
+// TestRootInfo: Config.RootInfo's lines end the root's info.txt, and no
+// other node's.
+func TestRootInfo(t *testing.T) {
+	ctx := context.Background()
+	h, err := example.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := New(h, Config{RootInfo: func() string { return "disk cache: hit rate 50.0%" }})
+	for _, path := range []string{"", "image"} {
+		n, err := h.Node(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var children []*zarr.Node
+		if n.Kind == zarr.KindGroup {
+			children, _ = h.Children(ctx, path)
+		}
+		f := Find(v.Files(n, children), "info.txt")
+		var b bytes.Buffer
+		if err := Copy(ctx, &b, f); err != nil {
+			t.Fatal(err)
+		}
+		has := strings.HasSuffix(b.String(), "\ndisk cache: hit rate 50.0%\n")
+		if has != (path == "") {
+			t.Errorf("%q info.txt:\n%s\nwant the root's alone to end with RootInfo's line", path, b.String())
+		}
+	}
+}

@@ -13,6 +13,7 @@
 //	zarrfs export --format nc|hdr|nhdr|npy STORE PATH
 //	zarrfs example DIR
 //	zarrfs demo [MOUNTPOINT]
+//	zarrfs cache stats|clear --cache-dir DIR
 //	zarrfs version | --version
 //	zarrfs completion bash|zsh|fish
 //
@@ -69,6 +70,7 @@ var commands = []command{
 	previewCommand,
 	exportCommand,
 	exampleCommand,
+	cacheCommand,
 	demoCommand,
 	versionCommand,
 }

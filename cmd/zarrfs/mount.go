@@ -240,7 +240,7 @@ func (m *mountFlags) mount(o *opened, mountpoint string, logger *log.Logger) (*f
 		Live:   m.live,
 		Reopen: o.reopen,
 
-		Views: view.Config{Previews: m.previews, PreviewBudget: int64(m.previewBudget)},
+		Views: view.Config{Previews: m.previews, PreviewBudget: int64(m.previewBudget), RootInfo: o.rootInfo()},
 	})
 	if err != nil {
 		return nil, store.Errorf(o.st, err, "")

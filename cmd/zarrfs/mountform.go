@@ -157,6 +157,7 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 	}
 	m.sf.logf = logger.Printf
 	m.sf.whole = true // an Icechunk repository shows all its references
+	m.sf.live = m.mf.live > 0
 	openCtx, e, opened := cancelOnSignal(ctx, e)
 	o, err := openHierarchy(openCtx, spec, m.sf, m.mf.options())
 	opened()

@@ -42,6 +42,9 @@ func TestMountOptions(t *testing.T) {
 		{opt: "s3_anonymous", flag: "s3-anonymous", ok: func(m *mountSpec) bool { return m.sf.s3.Anonymous }},
 		{opt: "ref=dev", flag: "ref", ok: func(m *mountSpec) bool { return m.sf.ref == "dev" }},
 		{opt: "refs_allow_local", flag: "refs-allow-local", ok: func(m *mountSpec) bool { return m.sf.refsAllowLocal }},
+		{opt: "cache_dir=/var/cache/zarrfs", flag: "cache-dir", ok: func(m *mountSpec) bool { return m.sf.cacheDir == "/var/cache/zarrfs" }},
+		{opt: "cache_dir_size=2GiB", flag: "cache-dir-size", ok: func(m *mountSpec) bool { return m.sf.cacheDirSize == 2<<30 }},
+		{opt: "cache_offline", flag: "cache-offline", ok: func(m *mountSpec) bool { return m.sf.cacheOffline }},
 		// A switch can be turned off, and the flag's own name works too.
 		{opt: "allow_other,allow_other=false", ok: func(m *mountSpec) bool { return !m.mf.allowOther }},
 		{opt: "cache-size=512MiB", ok: func(m *mountSpec) bool { return m.mf.cacheSize == 512<<20 }},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/diskcache"
 	"github.com/zarrfs/zarrfs/store/icechunk"
 	"github.com/zarrfs/zarrfs/store/kerchunk"
 	"github.com/zarrfs/zarrfs/store/storeurl"
@@ -30,6 +31,9 @@ type opened struct {
 	// one), or st itself (ref ""); nil for other stores.
 	repo *icechunk.Tree
 	ref  string
+	// cache is the disk cache st reads through (--cache-dir on a remote
+	// store), or nil.
+	cache *diskcache.Cache
 }
 
 // openHierarchy opens the store STORE names and the hierarchy in it.
@@ -102,6 +106,9 @@ func openHierarchy(ctx context.Context, spec string, sf *storeFlags, opts zarr.O
 	}
 	if err := o.findRefs(ctx, sf); err != nil {
 		return nil, err
+	}
+	if opts.Remote {
+		o.cache = sf.diskCache()
 	}
 	return o, nil
 }
@@ -195,6 +202,15 @@ func (o *opened) reopen(ctx context.Context, prev *zarr.Hierarchy) (*zarr.Hierar
 		}
 	}
 	return zarr.Open(ctx, st, opts)
+}
+
+// rootInfo returns what the root's info.txt says of the layers below the
+// engine: the disk cache's hit rate (nil: nothing).
+func (o *opened) rootInfo() func() string {
+	if o.cache == nil {
+		return nil
+	}
+	return o.cache.StatsLine
 }
 
 // close closes the store when it holds files or connections.

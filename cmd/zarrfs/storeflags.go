@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/diskcache"
 	"github.com/zarrfs/zarrfs/store/remote"
 	"github.com/zarrfs/zarrfs/store/storeurl"
 	"github.com/zarrfs/zarrfs/zarr"
@@ -34,6 +37,16 @@ type storeFlags struct {
 	// the whole repository: branches/, tags/, snapshots/.
 	ref   string
 	whole bool
+
+	// The persistent disk cache of remote stores (--cache-dir): off when
+	// cacheDir is empty. live is the mount's --live (revalidate what the
+	// cache holds), set by the mount.
+	cacheDir     string
+	cacheDirSize sizeValue
+	cacheOffline bool
+	live         bool
+	cache        *diskcache.Cache // opened by the first options() that wants it
+	cacheTried   bool
 }
 
 // storeFlagsFor registers the store flags on fl.
@@ -52,7 +65,56 @@ func storeFlagsFor(fl *pflag.FlagSet) *storeFlags {
 	fl.StringVar(&s.ref, "ref", "", "of an Icechunk repository, the branch, tag or snapshot id to read (default: branch main; a mount without it shows them all)")
 	fl.BoolVar(&s.refsAllowLocal, "refs-allow-local", false,
 		"let a Kerchunk reference set read over HTTP or S3 name local files (file:// URLs, absolute paths); refused by default")
+	fl.StringVar(&s.cacheDir, "cache-dir", "", "keep what remote (HTTP, S3) stores answer in this folder, for later reads and mounts (default: no disk cache)")
+	s.cacheDirSize = diskcache.DefaultMaxSize
+	fl.Var(&s.cacheDirSize, "cache-dir-size", "most bytes the --cache-dir folder holds (also at most half of its file system's free space); least recently used first out")
+	fl.BoolVar(&s.cacheOffline, "cache-offline", false, "serve what --cache-dir holds when a remote store does not answer (within --store-timeout)")
 	return &s
+}
+
+// diskCache returns the disk cache the flags ask for, opened at the first
+// call; nil without --cache-dir or when its folder cannot be used (said
+// once on the log: reads then go to the store).
+func (s *storeFlags) diskCache() *diskcache.Cache {
+	if s == nil || s.cacheDir == "" {
+		return nil
+	}
+	if !s.cacheTried {
+		s.cacheTried = true
+		c, err := diskcache.Open(s.cacheDir, diskcache.Options{
+			MaxSize:    int64(s.cacheDirSize),
+			Live:       s.live,
+			Offline:    s.cacheOffline,
+			Revalidate: isMetadataKey,
+			Logf:       s.logger(),
+		})
+		if err != nil {
+			s.logger()("%v: reading without a disk cache", err)
+		}
+		s.cache = c
+	}
+	return s.cache
+}
+
+// logger is where the store and the cache log.
+func (s *storeFlags) logger() func(format string, args ...any) {
+	if s.logf != nil {
+		return s.logf
+	}
+	return log.New(os.Stderr, "zarrfs: ", 0).Printf
+}
+
+// isMetadataKey reports whether key names a metadata document (Zarr's of
+// every version, and JSON documents such as Icechunk's refs or a Kerchunk
+// reference file): what the disk cache checks with the store once per
+// mount, so that a store rewritten since the last mount shows as it now is.
+func isMetadataKey(key string) bool {
+	base := path.Base(key)
+	switch base {
+	case ".zarray", ".zgroup", ".zattrs", ".zmetadata", "meta", "attrs":
+		return true
+	}
+	return strings.HasSuffix(base, ".json")
 }
 
 // options returns the storeurl options the flags ask for (nil s: the
@@ -66,12 +128,10 @@ func (s *storeFlags) options() storeurl.Options {
 		Concurrency: s.concurrency,
 		Retry:       remote.Policy{Attempts: max(s.retries, 0) + 1},
 		S3:          s.s3,
-		Logf:        s.logf,
+		Logf:        s.logger(),
+		Cache:       s.diskCache(),
 
 		AllowLocalRefs: s.refsAllowLocal,
-	}
-	if o.Logf == nil {
-		o.Logf = log.New(os.Stderr, "zarrfs: ", 0).Printf
 	}
 	if o.Timeout == 0 {
 		o.Timeout = -1 // the flag's 0 is "no limit"; storeurl reads 0 as the default

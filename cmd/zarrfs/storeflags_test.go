@@ -125,3 +125,48 @@ func TestRemoteS3(t *testing.T) {
 		t.Errorf("example to a non-empty prefix: status %d, stderr %q", code, errOut)
 	}
 }
+
+// TestCacheDir: zarrfs cat over HTTP with --cache-dir, twice: the second
+// reads every chunk from the folder (the metadata documents are checked
+// with the store once each: 304s), the same bytes; cache stats counts the
+// entries, cache clear removes them.
+func TestCacheDir(t *testing.T) {
+	dir := exampleStore(t)
+	url, srv := serveDir(t, dir, nil)
+	cache := t.TempDir()
+	_, want, _ := runCLI(t, "cat", dir, "temperature")
+	srv.Counts()
+	for i := range 2 {
+		code, got, errOut := runCLI(t, "cat", "--cache-dir", cache, url, "temperature")
+		if code != 0 || got != want {
+			t.Fatalf("cat %d over HTTP with --cache-dir: status %d, %d bytes (want %d), stderr %q", i, code, len(got), len(want), errOut)
+		}
+		paths := srv.Paths()
+		c := srv.Counts()
+		var chunks int
+		for _, p := range paths {
+			if strings.Contains(p, "/c/") {
+				chunks++
+			}
+		}
+		if i == 0 && chunks == 0 {
+			t.Errorf("first cat: no chunk requests (%q)", paths)
+		}
+		if i == 1 && chunks != 0 {
+			t.Errorf("second cat with the same --cache-dir: %d chunk requests (%v: %q); want none", chunks, c, paths)
+		}
+	}
+	code, out, errOut := runCLI(t, "cache", "stats", "--cache-dir", cache)
+	if code != 0 || !strings.Contains(out, "entries:") || strings.Contains(out, "entries:   0\n") {
+		t.Errorf("cache stats: status %d, %q, %q", code, out, errOut)
+	}
+	if code, _, errOut := runCLI(t, "cache", "clear", "--cache-dir", cache); code != 0 {
+		t.Errorf("cache clear: status %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "zarrfs-cache-v1")); !os.IsNotExist(err) {
+		t.Errorf("after cache clear: %v", err)
+	}
+	if code, _, errOut := runCLI(t, "cache", "stats"); code != 1 || !strings.Contains(errOut, "--cache-dir") {
+		t.Errorf("cache stats without --cache-dir: status %d, %q", code, errOut)
+	}
+}

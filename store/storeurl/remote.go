@@ -34,6 +34,17 @@ func (o Options) timeout() deadlineFunc {
 
 type deadlineFunc func(store.Store) store.Store
 
+// remote returns the remote store s, opened from the URL id names, as it
+// is read: each request bounded by the timeout, and through the disk
+// cache when there is one.
+func (o Options) remote(s store.Store, id string) store.Store {
+	st := o.timeout()(s)
+	if o.Cache != nil {
+		st = o.Cache.Wrap(st, id)
+	}
+	return st
+}
+
 // isZip reports whether a URL path names a zip archive.
 func isZip(p string) bool { return strings.HasSuffix(strings.ToLower(p), ".zip") }
 
@@ -52,7 +63,7 @@ func openHTTP(ctx context.Context, spec string, opts Options) (store.Store, erro
 		if err != nil {
 			return nil, err
 		}
-		return opts.timeout()(s), nil
+		return opts.remote(s, cacheID(u)), nil
 	}
 	// The archive is the key NAME of the store at its parent URL.
 	dir, name := path.Split(u.Path)
@@ -63,7 +74,7 @@ func openHTTP(ctx context.Context, spec string, opts Options) (store.Store, erro
 		return nil, err
 	}
 	label := u.Scheme + "://" + u.Host + u.Path
-	return openZip(ctx, opts.timeout()(s), name, label)
+	return openZip(ctx, opts.remote(s, cacheID(&parent)), name, label)
 }
 
 // openS3 opens an s3://bucket/prefix store, or a zip archive in a bucket.
@@ -107,7 +118,7 @@ func openS3(ctx context.Context, spec string, opts Options) (store.Store, error)
 		if err != nil {
 			return nil, err
 		}
-		return opts.timeout()(s), nil
+		return opts.remote(s, s3ID(so.Endpoint, bucket, prefix)), nil
 	}
 	if opts.Writable {
 		return nil, fmt.Errorf("open store %s: zip archives open read-only: %w", spec, store.ErrReadOnly)
@@ -118,7 +129,26 @@ func openS3(ctx context.Context, spec string, opts Options) (store.Store, error)
 	if err != nil {
 		return nil, err
 	}
-	return openZip(ctx, opts.timeout()(s), name, "s3://"+bucket+"/"+prefix)
+	dirPrefix := strings.TrimSuffix(dir, "/")
+	return openZip(ctx, opts.remote(s, s3ID(so.Endpoint, bucket, dirPrefix)), name, "s3://"+bucket+"/"+prefix)
+}
+
+// cacheID names an HTTP store in the disk cache: its URL without
+// credentials (which the cache's files would otherwise hold).
+func cacheID(u *url.URL) string {
+	c := *u
+	c.User = nil
+	return c.String()
+}
+
+// s3ID names an S3 store in the disk cache: its URL, and the endpoint
+// when not AWS's (two servers may have buckets of one name).
+func s3ID(endpoint, bucket, prefix string) string {
+	id := "s3://" + bucket + "/" + prefix
+	if endpoint != "" {
+		id += " at " + endpoint
+	}
+	return id
 }
 
 // openZip opens the zip archive stored under key in st, reading its

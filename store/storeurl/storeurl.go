@@ -15,6 +15,7 @@ import (
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/dir"
+	"github.com/zarrfs/zarrfs/store/diskcache"
 	"github.com/zarrfs/zarrfs/store/remote"
 	"github.com/zarrfs/zarrfs/store/zip"
 )
@@ -46,6 +47,11 @@ type Options struct {
 	S3 S3Options
 	// Getenv reads the environment; nil: os.Getenv.
 	Getenv func(string) string
+	// Cache, when set, is the persistent disk cache remote stores read
+	// through (package store/diskcache): each is wrapped with its URL
+	// (and S3 endpoint) as its name there, outside the request deadline,
+	// so that an answer that came too late is still served offline.
+	Cache *diskcache.Cache
 
 	// plain opens the store as it is, not looking for an Icechunk
 	// repository in it (the stores of virtual chunks).
