@@ -65,6 +65,11 @@ const DefaultMaxSize = 10 << 30
 // given: clearing the cache removes only that.
 const Sub = "zarrfs-cache-v1"
 
+// maxRevalidate bounds the values a range entry of is revalidated by a
+// conditional GET of the whole value (which, when it changed, brings the
+// whole value): a range of a larger one is read again as a range.
+const maxRevalidate = 4 << 20
+
 // touchAfter is how old an entry's modification time must be before a
 // read refreshes it (the LRU order needs no finer clock than this).
 const touchAfter = time.Minute
@@ -443,6 +448,39 @@ func (d *cached) read(ctx context.Context, key string, r store.ByteRange) ([]byt
 	}
 	if e != nil && tag == "a" && !e.Missing && e.info().Validates() && ig != nil {
 		return d.revalidate(ctx, ig, key, path, e)
+	}
+	if e != nil && !e.Missing && e.info().Validates() && ig != nil && 0 <= e.Size && e.Size <= maxRevalidate {
+		// A range of a small value (a metadata document, read as its
+		// first MaxDocumentSize bytes): asked for as a whole value, which
+		// then replaces the whole value's entry.
+		b, info, err := ig.GetIfChanged(ctx, key, e.info())
+		switch {
+		case errors.Is(err, store.ErrNotModified):
+			d.checked.Store(path, struct{}{})
+			return d.hit(e, r, false, &d.c.revalidated)
+		case err == nil:
+			d.c.misses.Add(1)
+			d.c.storeBytes.Add(int64(len(b)))
+			h := header{Store: d.id, Key: key, Range: "a"}
+			headerInfo(&h, info)
+			wpath := d.c.path(d.id, key, "a")
+			d.c.write(ctx, wpath, h, b, false)
+			d.checked.Store(wpath, struct{}{})
+			os.Remove(path)
+			start, end, err := r.Resolve(int64(len(b)))
+			if err != nil {
+				return nil, info, err
+			}
+			return b[start:end], info, nil
+		case d.usable(ctx, err):
+			d.servedOffline(key, err)
+			return d.hit(e, r, false, &atomic.Int64{})
+		case errors.Is(err, store.ErrNotExist):
+			d.c.misses.Add(1)
+			os.Remove(path)
+			return nil, info, err
+		}
+		return nil, info, err
 	}
 	b, info, err := d.fetch(ctx, key, r, path, tag, e == nil)
 	if err != nil && e != nil && d.usable(ctx, err) {

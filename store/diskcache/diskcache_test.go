@@ -181,6 +181,34 @@ func TestSecondOpenFromDisk(t *testing.T) {
 	if f.reqs.Load() != 1 || f.conds.Load() != 1 {
 		t.Errorf("metadata read twice in a third open: %d requests, %d conditional; want 1, 1 (a 304 once)", f.reqs.Load(), f.conds.Load())
 	}
+	// A metadata document read as a range (as the engine reads them):
+	// once from the store, then a 304 per open, then a change brings the
+	// new value.
+	f.set("b/zarr.json", []byte(`{"zarr_format":3}`))
+	f.reqs.Store(0)
+	f.conds.Store(0)
+	doc := func(s store.Store) string {
+		b, err := s.GetRange(context.Background(), "b/zarr.json", store.Range(0, 1000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	doc(s)
+	_, s4 := open(t, dir, f, Options{Revalidate: isMeta})
+	doc(s4)
+	doc(s4)
+	if f.reqs.Load() != 1 || f.conds.Load() != 1 {
+		t.Errorf("a document's range: %d requests, %d answered 304; want 1, 1", f.reqs.Load(), f.conds.Load())
+	}
+	f.set("b/zarr.json", []byte(`{"zarr_format":3,"new":1}`))
+	_, s5 := open(t, dir, f, Options{Revalidate: isMeta})
+	if got := doc(s5); got != `{"zarr_format":3,"new":1}` || doc(s5) != got {
+		t.Errorf("a changed document: %q", got)
+	}
+	if f.reqs.Load() != 2 || f.conds.Load() != 1 {
+		t.Errorf("a changed document read twice: %d requests, %d answered 304; want 2, 1", f.reqs.Load(), f.conds.Load())
+	}
 	if line := c2.StatsLine(); !strings.Contains(line, "(42 of 43 reads from disk") {
 		t.Errorf("StatsLine = %q", line)
 	}
