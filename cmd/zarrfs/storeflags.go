@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -45,6 +46,7 @@ type storeFlags struct {
 	cacheDirSize sizeValue
 	cacheOffline bool
 	live         bool
+	cacheMu      sync.Mutex
 	cache        *diskcache.Cache // opened by the first options() that wants it
 	cacheTried   bool
 }
@@ -79,6 +81,8 @@ func (s *storeFlags) diskCache() *diskcache.Cache {
 	if s == nil || s.cacheDir == "" {
 		return nil
 	}
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
 	if !s.cacheTried {
 		s.cacheTried = true
 		c, err := diskcache.Open(s.cacheDir, diskcache.Options{
@@ -106,15 +110,16 @@ func (s *storeFlags) logger() func(format string, args ...any) {
 
 // isMetadataKey reports whether key names a metadata document (Zarr's of
 // every version, and JSON documents such as Icechunk's refs or a Kerchunk
-// reference file): what the disk cache checks with the store once per
-// mount, so that a store rewritten since the last mount shows as it now is.
+// reference file) or a zip archive (whose Stat a remote zip store asks
+// first): what the disk cache checks with the store once per mount, so
+// that a store rewritten since the last mount shows as it now is.
 func isMetadataKey(key string) bool {
 	base := path.Base(key)
 	switch base {
 	case ".zarray", ".zgroup", ".zattrs", ".zmetadata", "meta", "attrs":
 		return true
 	}
-	return strings.HasSuffix(base, ".json")
+	return strings.HasSuffix(base, ".json") || strings.HasSuffix(strings.ToLower(base), ".zip")
 }
 
 // options returns the storeurl options the flags ask for (nil s: the

@@ -266,23 +266,37 @@ func (c *Cache) path(id, key, tag string) string {
 // load reads and checks the entry at path; nil when there is none or it
 // is damaged (then it is removed).
 func (c *Cache) load(path, id, key, tag string) *entry {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
-	e, err := decode(b, id, key, tag)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() > maxEntry {
+		return nil
+	}
+	b := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil
+	}
+	e, err := decode(b[:n], id, key, tag)
 	if err != nil {
 		c.corrupt.Add(1)
 		c.logf("disk cache %s: %s: %v: removed, reading it again", c.dir, path, err)
 		os.Remove(path)
 		return nil
 	}
-	if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) > touchAfter {
+	if time.Since(fi.ModTime()) > touchAfter {
 		now := time.Now()
 		os.Chtimes(path, now, now) // the LRU's clock; a read-only folder keeps its order
 	}
 	return e
 }
+
+// maxEntry bounds the entry files load reads (a value larger than that is
+// never written: write keeps to an eighth of the bound of the folder).
+const maxEntry = 1 << 34
 
 // write stores h and data at path: a temporary file beside it, renamed
 // into place. Errors turn writing off (a full or read-only folder); the
@@ -459,6 +473,7 @@ func (d *cached) read(ctx context.Context, key string, r store.ByteRange) ([]byt
 			d.checked.Store(path, struct{}{})
 			return d.hit(e, r, false, &d.c.revalidated)
 		case err == nil:
+			d.forget(key) // other ranges of the old value too
 			d.c.misses.Add(1)
 			d.c.storeBytes.Add(int64(len(b)))
 			h := header{Store: d.id, Key: key, Range: "a"}
@@ -499,6 +514,7 @@ func (d *cached) revalidate(ctx context.Context, ig store.InfoGetter, key, path 
 		d.checked.Store(path, struct{}{})
 		return d.hit(e, store.All, false, &d.c.revalidated)
 	case err == nil:
+		d.forget(key) // ranges of the old value too
 		d.checked.Store(path, struct{}{})
 		d.c.misses.Add(1)
 		d.c.storeBytes.Add(int64(len(b)))
@@ -617,7 +633,7 @@ func (d *cached) GetIfChanged(ctx context.Context, key string, old store.Info) (
 	case d.usable(ctx, err):
 		if e := d.c.load(path, d.id, key, "a"); e != nil && !e.Missing {
 			d.servedOffline(key, err)
-			if ei := e.info(); ei.ETag == old.ETag && ei.ModTime.Equal(old.ModTime) && ei.Size == old.Size {
+			if ei := e.info(); sameValue(ei, old) {
 				return nil, ei, store.ErrNotModified
 			}
 			d.c.diskBytes.Add(int64(len(e.data)))
@@ -654,6 +670,9 @@ func (d *cached) Stat(ctx context.Context, key string) (store.Info, error) {
 	h := header{Store: d.id, Key: key, Range: "s"}
 	switch {
 	case err == nil:
+		if e != nil && !sameValue(e.info(), info) {
+			d.forget(key) // what is kept of the old value (a zip archive's ranges)
+		}
 		headerInfo(&h, info)
 		d.c.write(ctx, path, h, nil, false)
 		d.checked.Store(path, struct{}{})
@@ -740,6 +759,11 @@ func (d *cached) Delete(ctx context.Context, key string) error {
 	err := d.s.(store.Writer).Delete(ctx, key)
 	d.forget(key)
 	return err
+}
+
+// sameValue reports whether two Infos of a key describe the same value.
+func sameValue(a, b store.Info) bool {
+	return a.Size == b.Size && a.ETag == b.ETag && a.ModTime.Equal(b.ModTime)
 }
 
 // forget removes every entry of key (whatever its range).

@@ -1,0 +1,63 @@
+package diskcache
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/store/dir"
+)
+
+// BenchmarkHit reads 1 MiB values from the folder (b.N reads of 64
+// entries in turn), against BenchmarkDirGet reading the same bytes from
+// a directory store: the cost of a hit over a local read.
+func BenchmarkHit(b *testing.B) {
+	d := b.TempDir()
+	f := &far{m: map[string][]byte{}}
+	for i := range 64 {
+		v := make([]byte, 1<<20)
+		v[i] = 1
+		f.m[fmt.Sprintf("c/%d", i)] = v
+	}
+	c, err := Open(d, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	<-c.scanned
+	s := c.Wrap(f, "far://bench")
+	ctx := context.Background()
+	for i := range 64 {
+		s.Get(ctx, fmt.Sprintf("c/%d", i))
+	}
+	b.SetBytes(1 << 20)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := s.Get(ctx, fmt.Sprintf("c/%d", i%64)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if f.reqs.Load() != 64 {
+		b.Fatalf("%d requests", f.reqs.Load())
+	}
+}
+
+func BenchmarkDirGet(b *testing.B) {
+	d := b.TempDir()
+	for i := range 64 {
+		os.MkdirAll(filepath.Join(d, "c"), 0o755)
+		os.WriteFile(filepath.Join(d, "c", fmt.Sprint(i)), make([]byte, 1<<20), 0o644)
+	}
+	s, err := dir.Open(d, dir.Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.SetBytes(1 << 20)
+	for i := 0; b.Loop(); i++ {
+		if _, err := s.Get(ctx, fmt.Sprintf("c/%d", i%64)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
