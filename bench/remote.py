@@ -18,7 +18,9 @@ in REMOTE_ROUNDS (2) rounds whose order rotates, each read of the whole array:
 Then, at 50 ms: random 4 KiB preads of the sharded array on a fresh mount (one per inner chunk,
 cold); `find` over the S3 hierarchy (fresh mount, no consolidated metadata) against zarr-python
 walking the consolidated copy over HTTP; and `zarrfs cat` against a server answering a quarter of
-requests 503 SlowDown (the bytes checked, the log lines counted).
+requests 503 SlowDown (the bytes checked, the log lines counted). Last (cache), at 50 ms, the
+persistent disk cache: a fresh mount without it, one with an empty --cache-dir (cold) and a remount
+with the folder that filled (warm), against a fresh mount of the local directory.
 """
 
 import os
@@ -39,7 +41,7 @@ ROUNDS = int(bench.env("REMOTE_ROUNDS", "2"))
 DELAYS = [int(d) for d in bench.env("REMOTE_DELAYS", "0,20,50,100").split(",") if d]
 BW = float(bench.env("REMOTE_BW", "80e6"))
 TREE = int(bench.env("REMOTE_TREE", "1000"))
-ONLY = bench.env("REMOTE_ONLY", "read,pread,tree,throttle").split(",")
+ONLY = bench.env("REMOTE_ONLY", "read,pread,tree,throttle,cache").split(",")
 FARSTORE = os.path.abspath(bench.env("FARSTORE", os.path.join(bench.ROOT, "bin", "farstore")))
 AK, SK = "benchkey", "benchsecret12345"
 S3ENV = dict(os.environ, AWS_ACCESS_KEY_ID=AK, AWS_SECRET_ACCESS_KEY=SK)
@@ -261,6 +263,48 @@ def bench_tree(s3, out, d=50):
     out.append("")
 
 
+def bench_cache(out, d=50):
+    """The persistent disk cache (--cache-dir): the whole array read on a fresh mount of the far
+    store (HTTP, d ms) without the cache, with an empty cache folder (cold), and after a remount
+    with the folder the cold read filled (warm); against a fresh mount of the same data in a local
+    directory. The folder is on BENCH_DIR's file system (its files in the page cache after the
+    cold read wrote them, as the local directory's are after bench.warm)."""
+    size = os.path.getsize(os.path.join(DIR, "raw.bin"))
+    want = zlib.crc32(open(os.path.join(DIR, "raw.bin"), "rb").read())
+    h = farstore(d, "-dir", os.path.join(DIR, "http"))
+    methods = ["local", "far", "far-cold", "far-warm"]
+    res = {m: [] for m in methods}
+    try:
+        for rnd in range(ROUNDS):
+            cache = os.path.join(DIR, "diskcache")
+            subprocess.run(["rm", "-rf", cache], check=True)
+            os.makedirs(cache)
+            for m in methods:
+                bench.prewarm(size)
+                crc = ["crc"] if rnd == 0 and m != "far" else []
+                if m == "local":
+                    store, extra = os.path.join(DIR, "http", "far.zarr"), []
+                else:
+                    store, extra = h.url + "/far.zarr", ([] if m == "far" else ["--cache-dir", cache])
+                with bench.Mount(store, extra) as mnt:
+                    r = bench.read("fromfile", os.path.join(mnt.mnt, "arr", "data"), *crc)
+                if crc and (r["crc"] != want or r["n"] != size):
+                    raise RuntimeError("cache bench %s: read back %d bytes, crc %x; want %d, %x" % (m, r["n"], r["crc"], size, want))
+                res[m].append(r["s"])
+            log("  cache round %d: %s" % (rnd + 1, " ".join("%s %.2fs" % (m, res[m][-1]) for m in methods)))
+    finally:
+        h.close()
+    mb = {m: size / 1e6 / statistics.median(res[m]) for m in methods}
+    out.append("### Disk cache (--cache-dir), %d MiB float32 in 1 MiB zstd chunks, %d ms away, fresh mounts "
+               "(MB/s, median of %d rounds; %.0f MB/s per connection)\n" % (size >> 20, d, ROUNDS, BW / 1e6))
+    out.append("| local directory | far, no cache | far, empty cache (cold) | far, remount with the cache (warm) "
+               "| warm / local (goal ≥ 0.9) | cold / no cache (goal ≈ 1) |")
+    out.append("|---|---|---|---|---|---|")
+    out.append("| %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |" % (
+        mb["local"], mb["far"], mb["far-cold"], mb["far-warm"], mb["far-warm"] / mb["local"], mb["far-cold"] / mb["far"]))
+    out.append("")
+
+
 def bench_throttle(out, d=50):
     h = farstore(d, "-dir", os.path.join(DIR, "http"), "-throttle", "0.25")
     want = zlib.crc32(open(os.path.join(DIR, "raw.bin"), "rb").read())
@@ -296,6 +340,8 @@ def main():
             bench_tree(s3, out)
         if "throttle" in ONLY:
             bench_throttle(out)
+        if "cache" in ONLY:
+            bench_cache(out)
     finally:
         s3.close()
     out.append("- load at end: %s; took %.0f s" % (subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(),
