@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"net/http/httptest"
 	"os"
 	"path"
 	"path/filepath"
@@ -8,9 +9,11 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	nethttp "net/http"
 
+	"github.com/zarrfs/zarrfs/internal/peertest"
 	"github.com/zarrfs/zarrfs/store/remote/remotetest"
 )
 
@@ -137,4 +140,87 @@ func TestRemoteDiskCache(t *testing.T) {
 	if !strings.Contains(m.stderr.String(), "--cache-offline") {
 		t.Errorf("offline mount: no log line saying it serves the cache:\n%s", m.stderr.String())
 	}
+}
+
+// TestLiveDiskCache: a --live mount with --cache-dir reads a's chunks,
+// zarr-python rewrites one of them, and a second --live mount with the
+// same folder revalidates every chunk it holds with a conditional GET:
+// the nine unchanged are answered 304 and read from disk, the rewritten
+// one is read again, and cat shows the new values.
+func TestLiveDiskCache(t *testing.T) {
+	needFuse(t)
+	peertest.NeedPython(t)
+	root := t.TempDir()
+	store := filepath.Join(root, "live.zarr")
+	const program = `
+import sys, numpy as np, zarr
+path, step = sys.argv[1], sys.argv[2]
+if step == "before":
+    g = zarr.open_group(zarr.DirectoryStore(path), mode="w")
+    g.create_dataset("a", data=np.arange(40000, dtype="<i4"), chunks=(4000,))
+    zarr.consolidate_metadata(path)  # an HTTP store cannot be listed
+else:
+    zarr.open_group(zarr.DirectoryStore(path), mode="a")["a"][12000:16000] = -np.arange(4000, dtype="<i4")
+`
+	peertest.RunPython(t, program, store, "before")
+	counter := &statuses{next: &remotetest.Server{Dir: root}, n: map[string]int{}}
+	ts := httptest.NewServer(counter)
+	t.Cleanup(ts.Close)
+	cache := t.TempDir()
+	m := mountStore(t, ts.URL+"/live.zarr", "--live", "1m", "--cache-dir", cache)
+	want := int32Bytes(40000, 1)
+	sameBytes(t, "a/data before", run(t, "cat", filepath.Join(m.dir, "a", "data")), want)
+	stopMount(t, m)
+	if n := counter.take(); n["GET 200"] != 10 || len(n) != 1 {
+		t.Fatalf("the first read of a's 10 chunks: %v; want 10 GETs", n)
+	}
+	peertest.RunPython(t, program, store, "after")
+	for i := range 4000 {
+		v := uint32(-int32(i))
+		copy(want[4*(12000+i):], []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)})
+	}
+	m = mountStore(t, ts.URL+"/live.zarr", "--live", "1m", "--cache-dir", cache)
+	sameBytes(t, "a/data after the rewrite", run(t, "cat", filepath.Join(m.dir, "a", "data")), want)
+	stopMount(t, m)
+	if n := counter.take(); n["conditional GET 304"] != 9 || n["conditional GET 200"] != 1 || n["GET 200"] != 0 {
+		t.Errorf("a second live mount with the cache: %v; want 9 conditional GETs answered 304 and 1 answered 200", n)
+	}
+}
+
+// TestDiskCacheKilled: the daemon killed (SIGKILL) while it reads a slow
+// store through --cache-dir; a new mount with the same folder reads every
+// array right (zarrita's bytes), and leaves no temporary or lock file.
+func TestDiskCacheKilled(t *testing.T) {
+	needFuse(t)
+	rs := remoteData(t)
+	url, srv := serveHTTP(t, rs.root)
+	cache := t.TempDir()
+	store := url + "/v3cons"
+	srv.SetFault(func(*nethttp.Request, int64) remotetest.Action {
+		return remotetest.Action{Delay: 20 * time.Millisecond}
+	})
+	m := mountStore(t, store, "--cache-dir", cache)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, a := range rs.v3 {
+			os.ReadFile(filepath.Join(m.dir, a.Path, a.File)) // cut short by the kill
+		}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	m.cmd.Process.Signal(syscall.SIGKILL)
+	<-m.exited
+	<-done
+	unmount(m.dir)
+	srv.SetFault(nil)
+
+	m = mountStore(t, store, "--cache-dir", cache)
+	readMountData(t, m.dir, rs.v3)
+	stopMount(t, m)
+	filepath.Walk(cache, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && (strings.Contains(fi.Name(), ".tmp") || strings.HasSuffix(fi.Name(), ".lock")) {
+			t.Errorf("left after a new mount: %s", p)
+		}
+		return nil
+	})
 }
