@@ -274,6 +274,7 @@ def bench_cache(out, d=50):
     h = farstore(d, "-dir", os.path.join(DIR, "http"))
     methods = ["local", "far", "far-cold", "far-warm"]
     res = {m: [] for m in methods}
+    cpu = {m: [] for m in methods}  # the daemon's CPU seconds during the read
     try:
         for rnd in range(ROUNDS):
             cache = os.path.join(DIR, "diskcache")
@@ -287,11 +288,14 @@ def bench_cache(out, d=50):
                 else:
                     store, extra = h.url + "/far.zarr", ([] if m == "far" else ["--cache-dir", cache])
                 with bench.Mount(store, extra) as mnt:
+                    z0 = bench.proc_cpu(mnt.p.pid)
                     r = bench.read("fromfile", os.path.join(mnt.mnt, "arr", "data"), *crc)
+                    cpu[m].append(bench.proc_cpu(mnt.p.pid) - z0)
                 if crc and (r["crc"] != want or r["n"] != size):
                     raise RuntimeError("cache bench %s: read back %d bytes, crc %x; want %d, %x" % (m, r["n"], r["crc"], size, want))
                 res[m].append(r["s"])
-            log("  cache round %d: %s" % (rnd + 1, " ".join("%s %.2fs" % (m, res[m][-1]) for m in methods)))
+            log("  cache round %d: %s" % (rnd + 1, " ".join("%s %.2fs (daemon %.2f CPU-s)" % (m, res[m][-1], cpu[m][-1])
+                                                            for m in methods)))
     finally:
         h.close()
     mb = {m: size / 1e6 / statistics.median(res[m]) for m in methods}
@@ -302,6 +306,7 @@ def bench_cache(out, d=50):
     out.append("|---|---|---|---|---|---|")
     out.append("| %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |" % (
         mb["local"], mb["far"], mb["far-cold"], mb["far-warm"], mb["far-warm"] / mb["local"], mb["far-cold"] / mb["far"]))
+    out.append("| %s | | daemon CPU-s per read (medians) |" % " | ".join("%.2f" % statistics.median(cpu[m]) for m in methods))
     out.append("")
 
 
