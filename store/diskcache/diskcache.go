@@ -326,15 +326,15 @@ func (c *Cache) write(ctx context.Context, path string, h header, data []byte, h
 		}
 		defer l.unlock()
 	}
-	b, err := encode(h, data)
+	head, err := encode(h, data)
 	if err != nil {
 		return
 	}
-	if err := writeAtomic(path, b); err != nil {
+	if err := writeAtomic(path, head, data); err != nil {
 		c.writesOff(err)
 		return
 	}
-	if c.used.Add(int64(len(b))) > c.limit.Load() && !c.evicting.Swap(true) {
+	if c.used.Add(int64(len(head)+len(data))) > c.limit.Load() && !c.evicting.Swap(true) {
 		go func() {
 			defer c.evicting.Store(false)
 			c.scan(false)
@@ -342,10 +342,11 @@ func (c *Cache) write(ctx context.Context, path string, h header, data []byte, h
 	}
 }
 
-// writeAtomic writes b to a temporary file beside path and renames it into
-// place. It does not fsync: an entry cut short by a crash fails its
-// checksum and is read again, which costs less than a sync per entry.
-func writeAtomic(path string, b []byte) error {
+// writeAtomic writes head and data to a temporary file beside path and
+// renames it into place. It does not fsync: an entry cut short by a crash
+// fails its checksum and is read again, which costs less than a sync per
+// entry.
+func writeAtomic(path string, head, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
 	if errors.Is(err, os.ErrNotExist) {
@@ -356,7 +357,10 @@ func writeAtomic(path string, b []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(b)
+	_, err = f.Write(head)
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -75,19 +75,20 @@ func headerInfo(h *header, info store.Info) {
 // errCorrupt reports an entry file that must not be served.
 var errCorrupt = errors.New("corrupt cache entry")
 
-// encode returns the file holding h and data.
+// encode returns the head of the file holding h and data: what precedes
+// data in it (data follows unchanged, not copied).
 func encode(h header, data []byte) ([]byte, error) {
 	h.Len = int64(len(data))
 	hj, err := json.Marshal(h)
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, headSize, headSize+len(hj)+len(data))
+	b := make([]byte, headSize, headSize+len(hj))
 	copy(b, magic)
 	binary.LittleEndian.PutUint32(b[8:], uint32(len(hj)))
 	b = append(b, hj...)
-	b = append(b, data...)
-	binary.LittleEndian.PutUint32(b[12:], crc32.Checksum(b[headSize:], castagnoli))
+	crc := crc32.Update(crc32.Checksum(hj, castagnoli), castagnoli, data)
+	binary.LittleEndian.PutUint32(b[12:], crc)
 	return b, nil
 }
 
