@@ -69,7 +69,7 @@ func (n *fileNode) Getattr(ctx context.Context, _ gofs.FileHandle, out *fuse.Att
 
 // Open fails when the file cannot be read (an array zarrfs cannot decode,
 // elements that cannot be rendered); otherwise it lets the kernel keep the
-// file's pages cached.
+// file's pages cached, except for a view.Volatile file.
 func (n *fileNode) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
 	if errno := checkReadOnly(flags); errno != 0 {
 		return nil, 0, errno
@@ -78,7 +78,11 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uin
 		return nil, 0, n.m.log.errno(err)
 	}
 	session, end := context.WithCancel(context.Background())
-	return &openFile{session: session, end: end}, fuse.FOPEN_KEEP_CACHE, 0
+	keep := uint32(fuse.FOPEN_KEEP_CACHE)
+	if _, ok := n.f.(view.Volatile); ok {
+		keep = fuse.FOPEN_DIRECT_IO // each read asks again (the disk cache's hit rate)
+	}
+	return &openFile{session: session, end: end}, keep, 0
 }
 
 // Release ends the session of the file's reads: read-ahead for it stops.

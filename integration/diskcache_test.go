@@ -67,10 +67,12 @@ func TestRemoteDiskCache(t *testing.T) {
 	srv.Counts()
 
 	m = mountStore(t, store, "--cache-dir", cache)
+	before, _ := os.ReadFile(filepath.Join(m.dir, "info.txt"))
 	readMountData(t, m.dir, rs.v3)
 	info, err := os.ReadFile(filepath.Join(m.dir, "info.txt"))
-	if err != nil || !strings.Contains(string(info), "disk cache: "+cache) || !strings.Contains(string(info), "hit rate") {
-		t.Errorf("root info.txt: %v\n%s\nwant a disk cache line", err, info)
+	if err != nil || !strings.Contains(string(info), "disk cache: "+cache) || !strings.Contains(string(info), "hit rate 9") ||
+		len(info) != len(before) || string(info) == string(before) {
+		t.Errorf("root info.txt before the reads:\n%s\nafter: %v\n%s\nwant a disk cache line, hit rate over 90%%, the same size", before, err, info)
 	}
 	stopMount(t, m)
 	paths := srv.Paths()

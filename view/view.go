@@ -16,6 +16,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -124,13 +125,7 @@ func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 	}
 	info := func() []byte { return append(infoText(n, children, left), summary...) }
 	if extra := v.cfg.RootInfo; extra != nil && n.Path == "" {
-		info = func() []byte {
-			b := append(infoText(n, children, left), summary...)
-			if s := strings.TrimRight(extra(), "\n"); s != "" {
-				b = append(append(b, s...), '\n')
-			}
-			return b
-		}
+		return append(fs, &statusFile{metaFile: newMetaFile("info.txt", info), line: extra})
 	}
 	return append(fs, newMetaFile("info.txt", info))
 }
@@ -139,6 +134,68 @@ func (v *Views) Files(n *zarr.Node, children []*zarr.Node) []File {
 // after the root's own summary: an Icechunk repository (icechunk.Tree)
 // lists its branches, tags and latest snapshots there.
 type summarizer interface{ Summary() string }
+
+// A Volatile File's content changes while its view lives (its length does
+// not): a front end must not keep its pages (the mount opens it with
+// direct I/O).
+type Volatile interface {
+	File
+	Volatile()
+}
+
+// statusFile is the root's info.txt when Config.RootInfo is set: the
+// node's summary, rendered once, and then RootInfo's line as it is at each
+// read, padded with spaces to the width it had at the first read plus
+// statusSlack (or cut to it), so that the file's size never changes.
+type statusFile struct {
+	*metaFile
+	line func() string
+
+	mu    sync.Mutex
+	width int
+}
+
+// statusSlack is the room a status line has to grow (its counts).
+const statusSlack = 40
+
+func (f *statusFile) Volatile() {}
+
+// content returns the summary and the status line as they are now.
+func (f *statusFile) content(ctx context.Context) ([]byte, error) {
+	text, err := f.render(ctx)
+	if err != nil {
+		return nil, err
+	}
+	line := strings.ReplaceAll(strings.TrimRight(f.line(), "\n"), "\n", " ")
+	f.mu.Lock()
+	if f.width == 0 {
+		f.width = len(line) + statusSlack
+	}
+	w := f.width
+	f.mu.Unlock()
+	if len(line) > w {
+		line = line[:w]
+	}
+	b := make([]byte, 0, len(text)+w+1)
+	b = append(append(b, text...), line...)
+	for range w - len(line) {
+		b = append(b, ' ')
+	}
+	return append(b, '\n'), nil
+}
+
+func (f *statusFile) Size(ctx context.Context) (int64, error) {
+	b, err := f.content(ctx)
+	return int64(len(b)), err
+}
+
+func (f *statusFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	b, err := f.content(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return readBytes(b, p, off)
+}
 
 // SizeDecodes reports whether f's Size decodes the array's elements
 // (data.txt, whose length depends on them): a caller making sizes ahead

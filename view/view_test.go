@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -155,7 +156,15 @@ func TestRootInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := New(h, Config{RootInfo: func() string { return "disk cache: hit rate 50.0%" }})
+	hits := 5
+	v := New(h, Config{RootInfo: func() string { return fmt.Sprintf("disk cache: %d hits", hits) }})
+	read := func(f File) string {
+		var b bytes.Buffer
+		if err := Copy(ctx, &b, f); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
 	for _, path := range []string{"", "image"} {
 		n, err := h.Node(ctx, path)
 		if err != nil {
@@ -166,13 +175,20 @@ func TestRootInfo(t *testing.T) {
 			children, _ = h.Children(ctx, path)
 		}
 		f := Find(v.Files(n, children), "info.txt")
-		var b bytes.Buffer
-		if err := Copy(ctx, &b, f); err != nil {
-			t.Fatal(err)
+		got := read(f)
+		_, volatile := f.(Volatile)
+		has := strings.Contains(got, "\ndisk cache: 5 hits ")
+		if has != (path == "") || volatile != (path == "") {
+			t.Errorf("%q info.txt (volatile %v):\n%s\nwant the root's alone to end with RootInfo's line", path, volatile, got)
 		}
-		has := strings.HasSuffix(b.String(), "\ndisk cache: hit rate 50.0%\n")
-		if has != (path == "") {
-			t.Errorf("%q info.txt:\n%s\nwant the root's alone to end with RootInfo's line", path, b.String())
+		if path != "" {
+			continue
+		}
+		size, _ := f.Size(ctx)
+		hits = 123456
+		again := read(f)
+		if size2, _ := f.Size(ctx); size2 != size || int64(len(again)) != size || !strings.Contains(again, "\ndisk cache: 123456 hits ") {
+			t.Errorf("the root's info.txt after the line changed: size %d then %d:\n%s", size, size2, again)
 		}
 	}
 }
