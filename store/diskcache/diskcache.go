@@ -272,8 +272,8 @@ func (c *Cache) load(path, id, key, tag string) *entry {
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || fi.Size() > maxEntry {
-		return nil
+	if err != nil || fi.Size() > c.limit.Load()/8+headSize+maxHeader {
+		return nil // not an entry write would make: leave it to eviction
 	}
 	b := make([]byte, fi.Size())
 	n, err := io.ReadFull(f, b)
@@ -293,10 +293,6 @@ func (c *Cache) load(path, id, key, tag string) *entry {
 	}
 	return e
 }
-
-// maxEntry bounds the entry files load reads (a value larger than that is
-// never written: write keeps to an eighth of the bound of the folder).
-const maxEntry = 1 << 34
 
 // write stores h and data at path: a temporary file beside it, renamed
 // into place. Errors turn writing off (a full or read-only folder); the
