@@ -61,3 +61,31 @@ func BenchmarkDirGet(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMiss reads 1 MiB values through an empty cache, each written
+// to the folder: the cost a cold read pays for the cache.
+func BenchmarkMiss(b *testing.B) {
+	d := b.TempDir()
+	f := &far{m: map[string][]byte{}}
+	for i := range 64 {
+		f.m[fmt.Sprintf("c/%d", i)] = make([]byte, 1<<20)
+	}
+	c, err := Open(d, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	<-c.scanned
+	ctx := context.Background()
+	b.SetBytes(1 << 20)
+	for i := 0; b.Loop(); i++ {
+		if i%64 == 0 {
+			b.StopTimer()
+			Clear(d)
+			b.StartTimer()
+		}
+		s := c.Wrap(f, fmt.Sprint("far://bench", i/64))
+		if _, err := s.Get(ctx, fmt.Sprintf("c/%d", i%64)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
