@@ -396,12 +396,15 @@ func (d *cached) usable(ctx context.Context, err error) bool {
 	return !errors.As(err, &ike)
 }
 
-// servedOffline counts and logs (once per Cache) a read served because the
-// store failed with err.
-func (d *cached) servedOffline(key string, err error) {
+// servedOffline counts and logs (once per Cache) a read of what (a key,
+// or a listing's description) served because the store failed with err.
+func (d *cached) servedOffline(what string, err error) {
 	d.c.offline.Add(1)
 	if !d.c.loggedOff.Swap(true) {
-		d.c.logf("%s does not answer (%v): serving %q and what else the disk cache %s holds (--cache-offline)", d.s, err, key, d.c.dir)
+		if !strings.HasPrefix(what, "the listing") {
+			what = strconv.Quote(what)
+		}
+		d.c.logf("%s does not answer (%v): serving %s and what else the disk cache %s holds (--cache-offline)", d.s, err, what, d.c.dir)
 	}
 }
 
@@ -704,7 +707,7 @@ func listing[T any](ctx context.Context, d *cached, op string, list func() (T, e
 		if e := d.c.load(path, d.id, "\x00list\x00"+op, "l"); e != nil {
 			var old T
 			if json.Unmarshal(e.data, &old) == nil {
-				d.servedOffline(op, err)
+				d.servedOffline("the listing "+strings.ReplaceAll(op, "\x00", " "), err)
 				return old, nil
 			}
 		}

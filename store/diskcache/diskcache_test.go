@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,8 @@ import (
 	"time"
 
 	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/deadline"
+	"github.com/zarrfs/zarrfs/store/fault"
 	"github.com/zarrfs/zarrfs/store/memory"
 	"github.com/zarrfs/zarrfs/store/storetest"
 )
@@ -620,4 +623,45 @@ func TestConformance(t *testing.T) {
 		n++
 		return c.Wrap(memory.New(), fmt.Sprint("mem", n))
 	})
+}
+
+// TestOfflineListings: with Offline, listings a store answered before
+// are served when it fails (an S3 mount's discovery), and a store that
+// hangs past its deadline counts as failing; without Offline its error
+// stands.
+func TestOfflineListings(t *testing.T) {
+	dir := t.TempDir()
+	mem := memory.New()
+	ctx := context.Background()
+	for _, k := range []string{"g/zarr.json", "g/a/zarr.json", "g/a/c/0"} {
+		mem.Set(ctx, k, []byte(k))
+	}
+	f, faulty := fault.New(mem)
+	_, s := open(t, dir, faulty, Options{})
+	keys, prefixes, err := s.(store.Lister).ListDir(ctx, "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := s.(store.Lister).ListPrefix(ctx, "g/")
+	page, more, _ := s.(store.PageLister).ListPrefixPage(ctx, "g/", "")
+	f.Set(fault.Rule{Kind: fault.Hang})
+	_, off := open(t, dir, deadline.New(faulty, 50*time.Millisecond), Options{Offline: true})
+	k2, p2, err := off.(store.Lister).ListDir(ctx, "g")
+	if err != nil || !slices.Equal(k2, keys) || !slices.Equal(p2, prefixes) {
+		t.Errorf("offline ListDir = %q, %q, %v; want %q, %q", k2, p2, err, keys, prefixes)
+	}
+	if a2, err := off.(store.Lister).ListPrefix(ctx, "g/"); err != nil || !slices.Equal(a2, all) {
+		t.Errorf("offline ListPrefix = %q, %v; want %q", a2, err, all)
+	}
+	if pg, m, err := off.(store.PageLister).ListPrefixPage(ctx, "g/", ""); err != nil || !slices.Equal(pg, page) || m != more {
+		t.Errorf("offline ListPrefixPage = %q, %v, %v", pg, m, err)
+	}
+	if _, _, err := off.(store.Lister).ListDir(ctx, "other"); err == nil {
+		t.Errorf("offline ListDir of a folder never listed: no error")
+	}
+	_, on := open(t, dir, deadline.New(faulty, 50*time.Millisecond), Options{})
+	if _, _, err := on.(store.Lister).ListDir(ctx, "g"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("ListDir of a hanging store without Offline: %v; want the deadline's error", err)
+	}
+	f.Clear()
 }
