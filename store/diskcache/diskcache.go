@@ -149,9 +149,6 @@ func Open(dir string, opts Options) (*Cache, error) {
 	return c, nil
 }
 
-// Dir returns the folder the cache was opened on.
-func (c *Cache) Dir() string { return c.dir }
-
 func (c *Cache) logf(format string, args ...any) {
 	if c.opts.Logf != nil {
 		c.opts.Logf(format, args...)
