@@ -18,16 +18,19 @@
 //     except that the keys Options.Revalidate names (metadata documents)
 //     are checked with the store once per Cache, at their first read, by a
 //     conditional GET (304: the entry is used) — a store rewritten since
-//     shows its new metadata at the next mount.
+//     shows its new metadata at the next mount. Entries of keys whose
+//     value is found changed (a revalidation, a Stat) are all dropped.
 //   - Options.Live: every read of a whole value asks the store whether it
 //     changed (a conditional GET: 304 and no body, or the new value, which
-//     replaces the entry); a range is read again.
+//     replaces the entry and drops the key's other entries); so does a
+//     range of a value kept whole or of at most 4 MiB (maxRevalidate); any
+//     other range is read again.
 //   - Options.Offline: when the store does not answer (an error other than
 //     a missing key), what the folder holds for the read is served, saying
 //     so once in the log.
 //
 // Several processes may share a folder: a value being fetched is locked
-// (flock on its own lock file, lock_unix.go) so that the others wait for it
+// (flock on its own lock file, lock.go) so that the others wait for it
 // and read what it wrote instead of fetching it too; no lock spans more
 // than one entry. The folder is kept within Options.MaxSize and half of
 // the space left on its file system by evicting the least recently used
