@@ -30,7 +30,7 @@
 //     so once in the log.
 //
 // Several processes may share a folder: a value being fetched is locked
-// (flock on its own lock file, lock.go) so that the others wait for it
+// (an fcntl lock on a byte of one lock file, lock.go) so that the others wait for it
 // and read what it wrote instead of fetching it too; no lock spans more
 // than one entry. The folder is kept within Options.MaxSize and half of
 // the space left on its file system by evicting the least recently used
@@ -304,21 +304,12 @@ func (c *Cache) write(ctx context.Context, path string, h header, data []byte, h
 		return
 	}
 	if !held {
-		l, err := lock(ctx, path+".lock", false)
+		l, err := lock(ctx, c.root, path, false)
 		if err != nil {
-			if !errors.Is(err, errBusy) && !errors.Is(err, os.ErrNotExist) {
+			if !errors.Is(err, errBusy) {
 				c.writesOff(err)
 			}
-			if !errors.Is(err, os.ErrNotExist) {
-				return
-			}
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				c.writesOff(err)
-				return
-			}
-			if l, err = lock(ctx, path+".lock", false); err != nil {
-				return
-			}
+			return
 		}
 		defer l.unlock()
 	}
@@ -554,12 +545,7 @@ func (d *cached) fetch(ctx context.Context, key string, r store.ByteRange, path,
 		var l *lockFile
 		if !d.c.noWrite.Load() {
 			var err error
-			l, err = lock(ctx, path+".lock", true)
-			if errors.Is(err, os.ErrNotExist) {
-				if os.MkdirAll(filepath.Dir(path), 0o755) == nil {
-					l, err = lock(ctx, path+".lock", true)
-				}
-			}
+			l, err = lock(ctx, d.c.root, path, true)
 			if err != nil && ctx.Err() != nil {
 				return fetched{err: err}, nil
 			}

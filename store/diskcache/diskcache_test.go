@@ -439,14 +439,15 @@ func TestWriteFailureFallsBack(t *testing.T) {
 	}
 }
 
-// TestKilledWriter: a process killed mid-write leaves a temporary file
-// and a lock file; the next open removes them, and the entry is fetched.
+// TestKilledWriter: a process killed mid-write leaves a temporary file,
+// which a scan leaves alone while the writer lives and the next open
+// removes once it is dead; the entry is then fetched.
 func TestKilledWriter(t *testing.T) {
 	if dir := os.Getenv("DISKCACHE_KILL_DIR"); dir != "" {
 		f := newFar(1)
 		p := f.pathOf(dir, "a/c/0")
 		os.MkdirAll(filepath.Dir(p), 0o755)
-		l, err := lock(context.Background(), p+".lock", true)
+		l, err := lock(context.Background(), filepath.Join(dir, Sub), p, true)
 		if err != nil {
 			os.Exit(3)
 		}
@@ -476,8 +477,8 @@ func TestKilledWriter(t *testing.T) {
 	sub := filepath.Dir(f.pathOf(dir, "a/c/0"))
 	// While it lives, a scan leaves its files alone.
 	walk(filepath.Join(dir, Sub), true)
-	if n, _ := os.ReadDir(sub); len(n) != 2 {
-		t.Fatalf("a live writer's files: %d; want 2 (temporary, lock)", len(n))
+	if n, _ := os.ReadDir(sub); len(n) != 1 {
+		t.Fatalf("a live writer's files: %d; want 1 (its temporary file)", len(n))
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
@@ -607,6 +608,14 @@ func TestEviction(t *testing.T) {
 	}
 	if err := Clear(dir); err != nil || len(entryFiles(t, dir)) != 0 {
 		t.Errorf("Clear: %v", err)
+	}
+	// A cache whose folder was cleared under it goes on caching.
+	s.Get(ctx, "a/c/5")
+	if c.noWrite.Load() {
+		t.Errorf("after Clear, writing is off")
+	}
+	if _, err := os.Stat(f.pathOf(dir, "a/c/5")); err != nil {
+		t.Errorf("after Clear, a read was not cached: %v", err)
 	}
 }
 

@@ -22,16 +22,16 @@ type file struct {
 type FolderStats struct {
 	Entries int
 	Bytes   int64
-	// Leftovers are temporary and lock files whose process is gone
-	// (removed by the scan that counted them).
+	// Leftovers are temporary files whose writer is gone (removed by the
+	// scan that counted them).
 	Leftovers      int
 	Oldest, Newest time.Time // modification times: last written or read
 }
 
-// walk lists the entry files of the folder root and removes what dead
-// processes left: a temporary file whose entry nobody holds the lock of
-// (its writer died mid-write: every write holds the entry's lock), and
-// lock files nobody holds.
+// walk lists the entry files of the folder root and, with clean, removes
+// the temporary files of dead writers: a temporary file whose entry's lock
+// nobody holds (every write holds it, and the kernel releases the lock of
+// a process that dies). It returns how many it removed.
 func walk(root string, clean bool) ([]file, int) {
 	var files []file
 	left := 0
@@ -45,20 +45,18 @@ func walk(root string, clean bool) ([]file, int) {
 		for _, n := range names {
 			name := n.Name()
 			p := filepath.Join(dir, name)
-			if base, _, ok := strings.Cut(name, ".tmp"); ok || strings.HasSuffix(name, ".lock") {
+			if base, _, ok := strings.Cut(name, ".tmp"); ok {
 				if !clean {
 					continue
 				}
-				base = strings.TrimSuffix(base, ".lock")
-				l, err := lock(context.Background(), filepath.Join(dir, base)+".lock", false)
+				l, err := lock(context.Background(), root, filepath.Join(dir, base), false)
 				if err != nil {
 					continue // a live process is writing it
 				}
-				if ok {
-					os.Remove(p)
+				if os.Remove(p) == nil {
+					left++
 				}
 				l.unlock()
-				left++
 				continue
 			}
 			fi, err := n.Info()

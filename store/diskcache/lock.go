@@ -3,66 +3,75 @@ package diskcache
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 	"os"
+	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// lockFile is an entry's lock: while one process fetches a value, others
-// wanting the same entry wait for it (and then read what it wrote) rather
-// than fetch it too. It is flock(2) on PATH.lock, which the kernel releases
-// when its holder dies (kill -9 included). The holder removes the lock file
-// before it unlocks, and a waiter that got the lock checks that the file it
-// locked is still the one at the path (else it locked a removed file and
-// tries again), so lock files exist only while someone holds them.
-type lockFile struct {
-	f    *os.File
-	path string
+// lockName is the file, in a cache's Sub folder, whose bytes are the
+// entries' locks.
+const lockName = "locks"
+
+// lockFile is an entry's lock: while one process fetches or writes a value,
+// others wanting the same entry wait for it (and then read what it wrote)
+// rather than fetch it too. It is an open-file-description lock
+// (fcntl F_OFD_SETLK) on one byte of the folder's lock file, at an offset
+// hashed from the entry's name: no file is made or removed per entry, and
+// the kernel releases the lock when its holder dies (kill -9 included).
+// Each lock opens the file anew, so that two locks in one process are two
+// owners and exclude each other as two processes' do.
+type lockFile struct{ f *os.File }
+
+// lockOffset is the byte of the lock file that locks the entry at path.
+func lockOffset(path string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(filepath.Base(path)))
+	return int64(h.Sum64() >> 2) // < 2^62: Start + Len cannot overflow
 }
 
-// lock takes the lock at path, waiting until ctx is done; block false
-// tries once and returns errBusy when another holds it.
-func lock(ctx context.Context, path string, block bool) (*lockFile, error) {
+// lock takes the lock of the entry at path in the folder root, waiting
+// until ctx is done; block false tries once and returns errBusy when
+// another holds it.
+func lock(ctx context.Context, root, path string, block bool) (*lockFile, error) {
+	name := filepath.Join(root, lockName)
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if errors.Is(err, os.ErrNotExist) { // the folder was cleared under us
+		if err = os.MkdirAll(root, 0o755); err == nil {
+			f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: 0, Start: lockOffset(path), Len: 1}
 	wait := time.Millisecond
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-		if err != nil {
+		err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk)
+		if err == nil {
+			return &lockFile{f: f}, nil
+		}
+		if !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EACCES) {
+			f.Close()
 			return nil, err
 		}
-		for {
-			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-			if err == nil {
-				break
-			}
-			if !errors.Is(err, unix.EWOULDBLOCK) || !block {
-				f.Close()
-				if errors.Is(err, unix.EWOULDBLOCK) {
-					return nil, errBusy
-				}
-				return nil, err
-			}
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				f.Close()
-				return nil, ctx.Err()
-			case <-t.C:
-			}
-			wait = min(wait*2, 20*time.Millisecond)
+		if !block {
+			f.Close()
+			return nil, errBusy
 		}
-		var held, now unix.Stat_t
-		if unix.Fstat(int(f.Fd()), &held) == nil && unix.Stat(path, &now) == nil &&
-			held.Dev == now.Dev && held.Ino == now.Ino {
-			return &lockFile{f: f, path: path}, nil
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			f.Close()
+			return nil, ctx.Err()
+		case <-t.C:
 		}
-		f.Close() // its holder removed it: lock the new one
+		wait = min(wait*2, 20*time.Millisecond)
 	}
 }
 
-// unlock removes the lock file and releases the lock.
-func (l *lockFile) unlock() {
-	os.Remove(l.path)
-	l.f.Close()
-}
+// unlock releases the lock (closing its description does).
+func (l *lockFile) unlock() { l.f.Close() }
