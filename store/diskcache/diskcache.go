@@ -260,7 +260,10 @@ func rangeTag(r store.ByteRange) string {
 func (c *Cache) path(id, key, tag string) string {
 	h := sha256.Sum256([]byte(id + "\x00" + key))
 	x := hex.EncodeToString(h[:20])
-	return filepath.Join(c.root, x[:2], x+"-"+tag)
+	// 16 folders: the first reads into a new cache make 16 of them, not
+	// one per entry (a mkdir costs as much as the write); a cache of
+	// 10 GiB in 64 KiB chunks holds 10,000 entries in each.
+	return filepath.Join(c.root, x[:1], x+"-"+tag)
 }
 
 // load reads and checks the entry at path; nil when there is none or it

@@ -627,6 +627,7 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	<-c.scanned // before TempDir's cleanup removes the folder
 	n := 0
 	storetest.Run(t, func(t *testing.T) store.Store {
 		n++
