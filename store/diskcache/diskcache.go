@@ -110,6 +110,12 @@ type Cache struct {
 	loggedOff atomic.Bool   // "offline" said
 	fetches   singleflight.Group
 
+	// pending counts the writes in the background (startWrite), at most
+	// maxBackground at once; flush waits on idle until it is zero.
+	wmu     sync.Mutex
+	idle    *sync.Cond
+	pending int
+
 	hits, revalidated, misses, offline, corrupt atomic.Int64
 	diskBytes, storeBytes                       atomic.Int64
 }
@@ -131,6 +137,7 @@ func Open(dir string, opts Options) (*Cache, error) {
 		return nil, fmt.Errorf("disk cache %s: %w", dir, err)
 	}
 	c := &Cache{dir: abs, root: filepath.Join(abs, Sub), opts: opts, scanned: make(chan struct{})}
+	c.idle = sync.NewCond(&c.wmu)
 	c.limit.Store(opts.MaxSize)
 	if err := os.MkdirAll(c.root, 0o755); err != nil {
 		if fi, serr := os.Stat(c.root); serr != nil || !fi.IsDir() {
@@ -363,6 +370,40 @@ func writeAtomic(path string, head, data []byte) error {
 	return err
 }
 
+// maxBackground bounds the fetched values being written in the
+// background: past it a fetch writes before it returns (which slows the
+// fetches down to the disk's pace instead of piling copies up in memory).
+const maxBackground = 16
+
+// startWrite reserves a background write, or reports there is no room.
+func (c *Cache) startWrite() bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.pending >= maxBackground {
+		return false
+	}
+	c.pending++
+	return true
+}
+
+// doneWrite ends a background write.
+func (c *Cache) doneWrite() {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.pending--; c.pending == 0 {
+		c.idle.Broadcast()
+	}
+}
+
+// flush waits for the writes in the background.
+func (c *Cache) flush() {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	for c.pending > 0 {
+		c.idle.Wait()
+	}
+}
+
 // errBusy is lock's answer when another holds the lock and block is false.
 var errBusy = errors.New("entry locked")
 
@@ -552,9 +593,11 @@ func (d *cached) fetch(ctx context.Context, key string, r store.ByteRange, path,
 			if err != nil && ctx.Err() != nil {
 				return fetched{err: err}, nil
 			}
-			if l != nil {
-				defer l.unlock()
-			}
+			defer func() {
+				if l != nil { // nil once a background write took it over
+					l.unlock()
+				}
+			}()
 			if recheck && l != nil {
 				if e := d.c.load(path, d.id, key, tag); e != nil && d.trusted(key, path) {
 					b, info, err := d.hit(e, r, false, &d.c.hits)
@@ -575,8 +618,22 @@ func (d *cached) fetch(ctx context.Context, key string, r store.ByteRange, path,
 		case f.err == nil:
 			d.c.storeBytes.Add(int64(len(f.b)))
 			headerInfo(&h, f.info)
-			d.c.write(ctx, path, h, f.b, l != nil)
 			d.checked.Store(path, struct{}{})
+			if l != nil && d.c.startWrite() {
+				// Written in the background, off the read's path, on a
+				// copy (the caller may change what it gets), still
+				// under the entry's lock: another process waits for the
+				// file rather than fetching the value too.
+				held, data := l, bytes.Clone(f.b)
+				l = nil
+				go func() {
+					defer d.c.doneWrite()
+					defer held.unlock()
+					d.c.write(context.Background(), path, h, data, true)
+				}()
+			} else {
+				d.c.write(ctx, path, h, f.b, l != nil)
+			}
 		case errors.Is(f.err, store.ErrNotExist):
 			h.Missing, h.Size = true, -1
 			d.c.write(ctx, path, h, nil, l != nil)
@@ -637,8 +694,11 @@ func (d *cached) GetIfChanged(ctx context.Context, key string, old store.Info) (
 
 func (d *cached) String() string { return d.s.String() }
 
-// Close closes the wrapped store if it is an io.Closer.
+// Close waits for the cache's writes in the background (so that a
+// command that exits next leaves them on disk), then closes the wrapped
+// store if it is an io.Closer.
 func (d *cached) Close() error {
+	d.c.flush()
 	if c, ok := d.s.(io.Closer); ok {
 		return c.Close()
 	}
@@ -758,8 +818,10 @@ func sameValue(a, b store.Info) bool {
 	return a.Size == b.Size && a.ETag == b.ETag && a.ModTime.Equal(b.ModTime)
 }
 
-// forget removes every entry of key (whatever its range).
+// forget removes every entry of key (whatever its range), once the
+// writes in the background, which may hold an older value of it, are done.
 func (d *cached) forget(key string) {
+	d.c.flush()
 	d.checked.Clear()
 	prefix := strings.TrimSuffix(filepath.Base(d.c.path(d.id, key, "")), "-") + "-"
 	dir := filepath.Dir(d.c.path(d.id, key, ""))

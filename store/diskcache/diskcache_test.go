@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,26 +124,37 @@ func open(t *testing.T, dir string, s store.Store, opts Options) (*Cache, store.
 	return c, c.Wrap(s, "far://x")
 }
 
+// flush waits for s's cache's writes in the background (Close does).
+func flush(s store.Store) { s.(io.Closer).Close() }
+
+// readAll reads n values of f through s, whole, then (once written) a
+// range of each, then a missing key; and waits for the writes.
 func readAll(t *testing.T, s store.Store, f *far, n int) {
 	t.Helper()
 	ctx := context.Background()
+	want := func(key string) []byte {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.m[key]
+	}
 	for i := range n {
 		key := fmt.Sprintf("a/c/%d", i)
-		b, err := s.Get(ctx, key)
-		f.mu.Lock()
-		want := f.m[key]
-		f.mu.Unlock()
-		if err != nil || !bytes.Equal(b, want) {
-			t.Fatalf("Get(%q) = %d bytes, %v; want %d bytes", key, len(b), err, len(want))
+		if b, err := s.Get(ctx, key); err != nil || !bytes.Equal(b, want(key)) {
+			t.Fatalf("Get(%q) = %d bytes, %v; want %d bytes", key, len(b), err, len(want(key)))
 		}
+	}
+	flush(s)
+	for i := range n {
+		key := fmt.Sprintf("a/c/%d", i)
 		r, err := s.GetRange(ctx, key, store.Range(10, 20))
-		if err != nil || !bytes.Equal(r, want[10:30]) {
+		if err != nil || !bytes.Equal(r, want(key)[10:30]) {
 			t.Fatalf("GetRange(%q, 10-29) = %v, %v", key, r, err)
 		}
 	}
 	if _, err := s.Get(ctx, "a/c/missing"); !errors.Is(err, store.ErrNotExist) {
 		t.Fatalf("Get of a missing key: %v; want ErrNotExist", err)
 	}
+	flush(s)
 }
 
 // TestSecondOpenFromDisk: a second cache on the same folder (a remount)
@@ -195,6 +207,7 @@ func TestSecondOpenFromDisk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		flush(s)
 		return string(b)
 	}
 	doc(s)
@@ -322,6 +335,7 @@ func TestDamagedEntries(t *testing.T) {
 			if err != nil || !bytes.Equal(got, f.m["a/c/0"]) {
 				t.Fatalf("Get after damage: %d bytes, %v", len(got), err)
 			}
+			flush(s2)
 			if f.reqs.Load() != 1 || c2.Stats().Corrupt != 1 {
 				t.Errorf("damaged entry: %d requests, stats %+v; want it read again (1) and counted corrupt", f.reqs.Load(), c2.Stats())
 			}
@@ -585,6 +599,7 @@ func TestEviction(t *testing.T) {
 	ctx := context.Background()
 	for i := range 40 {
 		s.Get(ctx, fmt.Sprintf("a/c/%d", i))
+		flush(s)
 		for c.evicting.Load() {
 			time.Sleep(time.Millisecond)
 		}
@@ -611,6 +626,7 @@ func TestEviction(t *testing.T) {
 	}
 	// A cache whose folder was cleared under it goes on caching.
 	s.Get(ctx, "a/c/5")
+	flush(s)
 	if c.noWrite.Load() {
 		t.Errorf("after Clear, writing is off")
 	}
