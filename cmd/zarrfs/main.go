@@ -14,6 +14,7 @@
 //	zarrfs example DIR
 //	zarrfs demo [MOUNTPOINT]
 //	zarrfs cache stats|clear --cache-dir DIR
+//	zarrfs serve webdav|nfs [flags] STORE
 //	zarrfs version | --version
 //	zarrfs completion bash|zsh|fish
 //
@@ -204,7 +205,7 @@ func newRoot(e *env) *cobra.Command {
 	for _, c := range commands {
 		root.AddCommand(c.cobra(e))
 	}
-	root.AddCommand(completionCommand(), manCommand())
+	root.AddCommand(serveCommand(e), completionCommand(), manCommand())
 	return root
 }
 
