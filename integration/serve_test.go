@@ -226,10 +226,80 @@ func TestServeWebDAVClients(t *testing.T) {
 func TestServeRefusesRemoteAddr(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "example")
 	mustZarrfs(t, "example", store)
-	for _, proto := range []string{"webdav"} {
+	for _, proto := range []string{"webdav", "nfs"} {
 		r := runZarrfs(t, "serve", proto, "--addr", "0.0.0.0:0", store)
 		if r.err == nil || !strings.Contains(string(r.stderr), "--allow-remote") || bytes.Count(r.stderr, []byte("\n")) != 1 {
 			t.Errorf("serve %s --addr 0.0.0.0:0: %v, %q", proto, r.err, r.stderr)
 		}
 	}
+}
+
+var portRE = regexp.MustCompile(`127\.0\.0\.1:(\d+)`)
+
+// port is the NFS server's port, from its first line.
+func (s *served) port(t testing.TB) string {
+	m := portRE.FindStringSubmatch(s.first)
+	if m == nil {
+		t.Fatalf("no port in %q", s.first)
+	}
+	return m[1]
+}
+
+// libnfs's nfs-ls and nfs-cat (which MOUNT the directory of the file they
+// read, after asking for the exports) and the Linux kernel's NFS client,
+// where this kernel has one, read the NFS server's tree as the mount
+// shows it.
+func TestServeNFSClients(t *testing.T) {
+	peertest.NeedCommands(t, "libnfs-utils", "nfs-ls", "nfs-cat")
+	store, want := exampleMounted(t)
+	s := startServe(t, "nfs", store)
+	port := s.port(t)
+	url := func(p string) string {
+		if p != "" && !strings.Contains(p, "/") {
+			// libnfs 4.0 mounts "" for nfs://HOST/FILE and then fails
+			// on its own ("mount_cb: (null)") after the server's MNT
+			// succeeded; "//FILE" mounts "/".
+			p = "/" + p
+		}
+		return fmt.Sprintf("nfs://127.0.0.1/%s?version=3&nfsport=%s&mountport=%s", p, port, port)
+	}
+	// nfs-ls -R: "MODE NLINK UID GID SIZE PATH" per entry.
+	sizes := map[string]int{}
+	for _, line := range strings.Split(string(run(t, "nfs-ls", "-R", url(""))), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || strings.HasPrefix(f[0], "d") {
+			continue
+		}
+		n := 0
+		fmt.Sscan(f[4], &n)
+		sizes[strings.Join(f[5:], " ")] = n
+	}
+	got := map[string][]byte{}
+	for p, b := range want {
+		if n, ok := sizes[p]; !ok || n != len(b) {
+			t.Errorf("nfs-ls -R: %s: size %d (listed %v), want %d", p, n, ok, len(b))
+		}
+		got[p] = run(t, "nfs-cat", url(p))
+	}
+	for p := range sizes {
+		if _, ok := want[p]; !ok {
+			got[p] = nil // listed but not in the mount: sameFiles says so
+		}
+	}
+	sameFiles(t, "nfs-ls and nfs-cat", got, want)
+
+	t.Run("kernel", func(t *testing.T) {
+		fsys, _ := os.ReadFile("/proc/filesystems")
+		if !regexp.MustCompile(`(?m)\snfs$`).Match(fsys) {
+			t.Skip("this kernel has no NFS client (no nfs in /proc/filesystems)")
+		}
+		peertest.NeedCommands(t, "nfs-common", "mount.nfs")
+		if os.Getuid() != 0 {
+			t.Skip("mounting NFS needs root")
+		}
+		mnt := t.TempDir()
+		run(t, "mount", "-t", "nfs", "-o", fmt.Sprintf("vers=3,tcp,port=%s,mountport=%s,nolock,ro", port, port), "127.0.0.1:/", mnt)
+		defer exec.Command("umount", "-l", mnt).Run()
+		sameFiles(t, "the kernel's NFS client", mountedFiles(t, mnt), want)
+	})
 }

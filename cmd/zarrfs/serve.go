@@ -60,6 +60,7 @@ func serveCommand(e *env) *cobra.Command {
 	}
 	for _, p := range []struct{ proto, short string }{
 		{"webdav", "serve STORE over WebDAV/HTTP (read-only; 127.0.0.1:8080 unless --addr)"},
+		{"nfs", "serve STORE over NFSv3 + MOUNT on one port (read-only; 127.0.0.1:2049 unless --addr)"},
 	} {
 		c := command{
 			name: p.proto, args: "[flags] STORE", nargs: [2]int{1, 1}, short: p.short,
@@ -128,6 +129,9 @@ func (s *serveSpec) run(ctx context.Context, e *env, spec string) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	defer startProfile(logger)()
+	if s.proto == "nfs" {
+		return serveNFS(e, tree, ln, o.spec, logger)
+	}
 	return serveWebDAV(e, tree, ln, o.spec, logger)
 }
 
@@ -188,3 +192,31 @@ func serveWebDAV(e *env, tree *netserve.Tree, ln net.Listener, spec string, logg
 // shutdownGrace is how long a server told to stop lets the requests under
 // way finish.
 const shutdownGrace = 5 * time.Second
+
+// nfsHelp prints where the NFS server is and how to mount it.
+func nfsHelp(w io.Writer, spec, host, port string) {
+	fmt.Fprintf(w, "zarrfs: serving %s read-only over NFSv3 at %s:%s (MOUNT on the same port)\n", spec, host, port)
+	fmt.Fprintf(w, "  Linux:  mount -t nfs -o vers=3,tcp,port=%s,mountport=%s,nolock,ro %s:/ MNT\n", port, port, host)
+	fmt.Fprintf(w, "  macOS:  mount_nfs -o vers=3,tcp,port=%s,mountport=%s,nolocks,rdonly %s:/ MNT\n", port, port, host)
+	fmt.Fprintf(w, "  libnfs: nfs-ls 'nfs://%s/?version=3&nfsport=%s&mountport=%s'\n", host, port, port)
+}
+
+// serveNFS serves the tree over NFS on ln until a signal.
+func serveNFS(e *env, tree *netserve.Tree, ln net.Listener, spec string, logger *log.Logger) error {
+	srv := netserve.NewNFS(tree)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	host, port := hostOf(ln)
+	nfsHelp(e.stdout, spec, host, port)
+	select {
+	case err := <-done:
+		return err
+	case sig := <-e.signals:
+		logger.Printf("%v: stopping the NFS server", sig)
+	}
+	srv.Close()
+	if err := <-done; !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
+}
