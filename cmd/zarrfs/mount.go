@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/sys/unix"
 
 	"github.com/zarrfs/zarrfs/fs"
 	"github.com/zarrfs/zarrfs/store"
@@ -93,11 +92,8 @@ func (v *idValue) Set(s string) error {
 // defaultCacheSize is zarr.DefaultCacheSize, or a quarter of the
 // machine's memory when that is less.
 func defaultCacheSize() int64 {
-	var si unix.Sysinfo_t
-	if err := unix.Sysinfo(&si); err == nil {
-		if ram := int64(si.Totalram) * int64(si.Unit); ram > 0 && ram/4 < zarr.DefaultCacheSize {
-			return ram / 4
-		}
+	if ram := totalRAM(); ram > 0 && ram/4 < zarr.DefaultCacheSize {
+		return ram / 4
 	}
 	return zarr.DefaultCacheSize
 }

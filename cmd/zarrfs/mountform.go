@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"log/syslog"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/sys/unix"
 )
 
 // mountSpec is what the mount(8) form and `zarrfs mount` are told: the
@@ -234,7 +232,7 @@ func (m *mountSpec) logger(e *env, daemon bool) (logger *log.Logger, closeLog fu
 		logger, closeLog, err = m.mf.logger(e)
 		return logger, closeLog, m.mf.logFile, nil, err
 	}
-	w, err := syslog.New(syslog.LOG_DAEMON|syslog.LOG_INFO, "zarrfs")
+	w, err := openSyslog()
 	if err == nil {
 		return log.New(w, "", 0), func() { w.Close() }, "", nil, nil
 	}
@@ -290,7 +288,7 @@ func detach(ready *os.File, logFile string) error {
 		defer stderr.Close()
 	}
 	for fd, f := range []*os.File{null, null, stderr} {
-		if err := unix.Dup2(int(f.Fd()), fd); err != nil {
+		if err := dup2(f, fd); err != nil {
 			return fmt.Errorf("detach: %w", err)
 		}
 	}
@@ -331,7 +329,7 @@ func startDaemon(e *env) error {
 	cmd.Env = append(os.Environ(), daemonEnv+"=3")
 	cmd.Stderr = errW
 	cmd.ExtraFiles = []*os.File{readyW}
-	cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true}
+	newSession(cmd)
 	err = cmd.Start()
 	readyW.Close()
 	errW.Close()
