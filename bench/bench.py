@@ -10,13 +10,16 @@ in alternating rounds, and prints a Markdown table of medians and ratios:
   scaling: first-read throughput for arrays of BENCH_SCALE_MIB sizes and the daemon's
   peak RSS during the largest; find and ls -lR over a hierarchy of BENCH_TREE arrays, and
   find and ls -lR over the same tree served by bench/findfloor (a FUSE server doing nothing else);
-  random 4 KiB preads: median and p99 latency, cold and with the chunks cached.
+  random 4 KiB preads: median and p99 latency, cold and with the chunks cached;
+  serve: a sequential read of the 256 MiB array of scale-256 on a fresh server each time, through
+  the FUSE mount (cat), zarrfs serve webdav (curl) and zarrfs serve nfs (libnfs's nfs-cat; the
+  kernel's NFS client where it has one), all on loopback, alternating.
 
 Environment (defaults in brackets):
   BENCH_DIR [/tmp/zarrfs-bench]  data cache   BENCH_MIB [512]         main array size
   BENCH_ROUNDS [5]                            BENCH_SCALE_MIB [16,256,2048]
   BENCH_TREE [10000]                          BENCH_MOUNT_ARGS []     extra `zarrfs mount` flags
-  BENCH_ONLY [main,scale,tree,pread] (gen: only generate)
+  BENCH_ONLY [main,scale,tree,pread,serve] (gen: only generate)
   BENCH_PROFILE []  when set, every mount writes a CPU profile to BENCH_DIR/profile-STORE.prof
   ZARRFS [bin/zarrfs]  BENCHDATA [bin/benchdata]  FINDFLOOR [bin/findfloor]
 
@@ -52,11 +55,12 @@ ROUNDS = int(env("BENCH_ROUNDS", "5"))
 SCALE = [int(s) for s in env("BENCH_SCALE_MIB", "16,256,2048").split(",") if s]
 TREE = int(env("BENCH_TREE", "10000"))
 MOUNT_ARGS = env("BENCH_MOUNT_ARGS", "").split()
-ONLY = env("BENCH_ONLY", "main,scale,tree,pread").split(",")
+ONLY = env("BENCH_ONLY", "main,scale,tree,pread,serve").split(",")
 PROFILE = env("BENCH_PROFILE", "") != ""
 ZARRFS = os.path.abspath(env("ZARRFS", os.path.join(ROOT, "bin", "zarrfs")))
 BENCHDATA = os.path.abspath(env("BENCHDATA", os.path.join(ROOT, "bin", "benchdata")))
 FINDFLOOR = os.path.abspath(env("FINDFLOOR", os.path.join(ROOT, "bin", "findfloor")))
+SERVE_MIB = 256  # the array bench_serve reads
 CHUNK_BYTES = 512 * 1024 * 4  # the arrays' chunks (bench/gen.py, bench/benchdata)
 SHARD_BYTES = 4 * CHUNK_BYTES
 
@@ -289,8 +293,8 @@ def generate():
         for kind in ("zstd", "sharded"):
             run(BENCHDATA, "convert", os.path.join(main, "v2-raw"), os.path.join(main, "v3-" + kind), kind)
         open(os.path.join(main, "done"), "w").close()
-    if want("scale"):
-        for s in SCALE:
+    if want("scale", "serve"):
+        for s in sorted(set((SCALE if want("scale") else []) + ([SERVE_MIB] if want("serve") else []))):
             d = os.path.join(BENCH_DIR, "scale-%d" % s)
             if not os.path.exists(os.path.join(d, "arr", "zarr.json")) or not os.path.exists(d + ".done"):
                 log("generating %s" % d)
@@ -397,6 +401,94 @@ def bench_main(main, out):
             s, "%.2f" % py if py else "n/a", mcpu["mount"][s], mcpu["cat"][s],
             "%.2f" % (mcpu["mount"][s] / py) if py else "n/a", fmt(mibs(size, full)),
             "%.2f" % (med["python"][s] / full) if s in med["python"] else "n/a", med["cat"][s] / full))
+    out.append("")
+
+
+class Serve:
+    """A fresh `zarrfs serve PROTO --addr 127.0.0.1:0 STORE`; url is where it listens (WebDAV) and
+    port its port (NFS), from the first line it prints."""
+
+    def __init__(self, proto, store):
+        self.logf = open(os.path.join(BENCH_DIR, "serve.log"), "a")
+        self.p = subprocess.Popen([ZARRFS, "serve", proto, "--addr", "127.0.0.1:0", store],
+                                  stdout=subprocess.PIPE, stderr=self.logf, text=True)
+        line = self.p.stdout.readline()
+        if not line:
+            self.close()
+            raise RuntimeError("zarrfs serve %s failed (see %s/serve.log)" % (proto, BENCH_DIR))
+        self.port = line.split("127.0.0.1:")[1].split("/")[0].split()[0]
+        self.url = "http://127.0.0.1:%s/" % self.port
+
+    def close(self):
+        self.p.terminate()
+        try:
+            self.p.wait(30)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+        self.logf.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        self.close()
+
+
+def bench_serve(out):
+    """Sequential read of SERVE_MIB MiB through the mount and the two servers, each fresh."""
+    d = os.path.join(BENCH_DIR, "scale-%d" % SERVE_MIB)
+    n = SERVE_MIB << 20
+    have_nfs = subprocess.run(["sh", "-c", "command -v nfs-cat"], capture_output=True).returncode == 0
+    with open("/proc/filesystems") as f:
+        kernel_nfs = any(l.split()[-1:] == ["nfs"] for l in f)
+
+    def fuse():
+        with Mount(d) as m:
+            return timed("cat", os.path.join(m.mnt, "arr", "data"))
+
+    def webdav():
+        with Serve("webdav", d) as s:
+            return timed("curl", "-sSf", "-o", "/dev/null", s.url + "arr/data")
+
+    def nfs_libnfs():
+        with Serve("nfs", d) as s:
+            return timed("nfs-cat", "nfs://127.0.0.1/arr/data?version=3&nfsport=%s&mountport=%s" % (s.port, s.port))
+
+    def nfs_kernel():
+        with Serve("nfs", d) as s:
+            mnt = tempfile.mkdtemp(prefix="zarrfs-bench-nfs-")
+            run("mount", "-t", "nfs", "-o", "vers=3,tcp,port=%s,mountport=%s,nolock,ro" % (s.port, s.port),
+                "127.0.0.1:/", mnt)
+            try:
+                return timed("cat", os.path.join(mnt, "arr", "data"))
+            finally:
+                run("umount", mnt)
+                os.rmdir(mnt)
+
+    ways = [("FUSE mount (cat)", fuse), ("WebDAV (curl)", webdav)]
+    if have_nfs:
+        ways.append(("NFS, libnfs (nfs-cat)", nfs_libnfs))
+    if kernel_nfs:
+        ways.append(("NFS, kernel client (cat)", nfs_kernel))
+    times = {w: [] for w, _ in ways}
+    warm(d)
+    for rnd in range(ROUNDS):
+        order = ways[rnd % len(ways):] + ways[:rnd % len(ways)]
+        for w, f in order:
+            prewarm(n)
+            times[w].append(f())
+        log("serve: round %d/%d: %s" % (rnd + 1, ROUNDS, ", ".join("%s %.2fs" % (w, t[-1]) for w, t in times.items())))
+    fuse_s = statistics.median(times[ways[0][0]])
+    out.append("### Served trees: sequential first read of a %d MiB v3 zstd array on loopback (median of %d rounds)\n"
+               % (SERVE_MIB, ROUNDS))
+    out.append("| reader | MiB/s | best MiB/s | / FUSE mount |")
+    out.append("|---|---|---|---|")
+    for w, _ in ways:
+        med = statistics.median(times[w])
+        out.append("| %s | %s | %s | %.2f |" % (w, fmt(mibs(n, med)), fmt(mibs(n, min(times[w]))), fuse_s / med))
+    if not kernel_nfs:
+        out.append("\nThis kernel has no NFS client (no nfs in /proc/filesystems): NFS is read with libnfs only.")
     out.append("")
 
 
@@ -546,6 +638,8 @@ def main():
         bench_tree(out)
     if "pread" in ONLY:
         bench_pread(main_dir, out)
+    if "serve" in ONLY:
+        bench_serve(out)
     out.append("- load at end: %s; benchmark took %.0f s (data generation included)"
                % (subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), time.time() - t0))
     print("\n".join(out))
