@@ -160,28 +160,6 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 		return l, err
 	}
 	node := l.node
-	var es []entry
-	var index map[string]int // the names in es, once they are many
-	add := func(e entry) {
-		if strings.HasPrefix(e.name, "__") || e.name == "" {
-			return
-		}
-		if index == nil && len(es) >= 16 {
-			index = make(map[string]int, 2*len(es))
-			for i, e := range es {
-				index[e.name] = i
-			}
-		}
-		if index != nil {
-			if _, taken := index[e.name]; taken {
-				return
-			}
-			index[e.name] = len(es)
-		} else if slices.ContainsFunc(es, func(o entry) bool { return o.name == e.name }) {
-			return
-		}
-		es = append(es, e)
-	}
 	var children []*zarr.Node
 	if node.Kind != zarr.KindArray {
 		// Also below a group whose own metadata is broken: its
@@ -198,13 +176,11 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 			l.v.h.FetchStored(ctx, children)
 		}
 	}
-	files := l.v.views.Files(node, children)
-	es = make([]entry, 0, len(files)+len(children))
-	for _, f := range files {
-		add(entry{name: f.Name(), file: f})
-	}
-	for _, c := range children {
-		add(entry{name: c.Name(), child: c})
+	// Which names, in which order: view.Entries, as the served trees.
+	ves, index := view.Entries(l.v.views.Files(node, children), children)
+	es := make([]entry, len(ves))
+	for i, e := range ves {
+		es[i] = entry{name: e.Name, file: e.File, child: e.Child}
 	}
 	l.entries, l.index = es, index
 	l.dirents = make([]fuse.DirEntry, len(es))

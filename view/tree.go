@@ -73,9 +73,17 @@ func (s *Snapshot) List(ctx context.Context, n *zarr.Node) (Listing, error) {
 			return l, err
 		}
 	}
-	files := s.Views.Files(n, children)
-	es := make([]Entry, 0, len(files)+len(children))
-	var index map[string]int // the names in es, once they are many
+	l.Entries, l.index = Entries(s.Views.Files(n, children), children)
+	return l, nil
+}
+
+// Entries returns the names of a node's directory made of its files (from
+// Files) and its children, in the order every front end lists them: the
+// files, then the children. Names beginning with "__", empty names and
+// names already taken are left out. index maps the names to their place
+// once they are many (nil: search the entries).
+func Entries(files []File, children []*zarr.Node) (es []Entry, index map[string]int) {
+	es = make([]Entry, 0, len(files)+len(children))
 	add := func(e Entry) {
 		if strings.HasPrefix(e.Name, "__") || e.Name == "" {
 			return
@@ -102,8 +110,7 @@ func (s *Snapshot) List(ctx context.Context, n *zarr.Node) (Listing, error) {
 	for _, c := range children {
 		add(Entry{Name: c.Name(), Child: c})
 	}
-	l.Entries, l.index = es, index
-	return l, nil
+	return es, index
 }
 
 // Find returns the place of name in the listing's entries, or -1.
