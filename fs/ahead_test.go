@@ -17,6 +17,7 @@ import (
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/memory"
+	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
@@ -34,9 +35,9 @@ func TestListAhead(t *testing.T) {
 	}
 	var dirs []*dirNode
 	mfs := &mountFS{log: errorLog{logger: log.New(io.Discard, "", 0)}}
-	mfs.snaps.v = newSnapshot(h, 0, Config{}.Views)
+	mfs.snaps = view.NewTree(h, Config{}.Views, 0, nil, nil)
 	for _, k := range kids {
-		d := newDirNode(mfs, mfs.snaps.v, k)
+		d := newDirNode(mfs, mfs.snaps.Current(), k)
 		dirs = append(dirs, d)
 		mfs.ahead.add(d)
 	}
@@ -63,7 +64,7 @@ func TestListAhead(t *testing.T) {
 	var a listAhead
 	a.running = true // no worker: the queue only fills
 	for i := range maxAhead + 10 {
-		a.add(newDirNode(mfs, mfs.snaps.v, &zarr.Node{Path: fmt.Sprint(i), Kind: zarr.KindArray}))
+		a.add(newDirNode(mfs, mfs.snaps.Current(), &zarr.Node{Path: fmt.Sprint(i), Kind: zarr.KindArray}))
 	}
 	if len(a.queue) != maxAhead {
 		t.Errorf("%d directories queued, want at most %d", len(a.queue), maxAhead)

@@ -119,11 +119,11 @@ func (d *dirNode) current(ctx context.Context) (listing, error) {
 }
 
 func (d *dirNode) currentLocked(ctx context.Context) (listing, error) {
-	v := d.m.snaps.current(ctx)
+	v := d.m.snaps.Current()
 	if d.l != nil && v == d.l.v && d.l.node != nil {
 		return *d.l, nil
 	}
-	n, err := v.h.Node(ctx, d.path)
+	n, err := v.H.Node(ctx, d.path)
 	if err != nil {
 		return listing{}, err
 	}
@@ -164,7 +164,7 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 	if node.Kind != zarr.KindArray {
 		// Also below a group whose own metadata is broken: its
 		// info.txt says what is wrong, and its children still show.
-		children, err = l.v.h.Children(ctx, node.Path)
+		children, err = l.v.H.Children(ctx, node.Path)
 		if errors.Is(err, zarr.ErrNotListable) {
 			l.unlisted = err
 		} else if err != nil {
@@ -173,11 +173,11 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 		if d.m.stats.on() {
 			// Readers stat what they list (ls -l): the sizes of the
 			// children's documents are asked for next.
-			l.v.h.FetchStored(ctx, children)
+			l.v.H.FetchStored(ctx, children)
 		}
 	}
 	// Which names, in which order: view.Entries, as the served trees.
-	ves, index := view.Entries(l.v.views.Files(node, children), children)
+	ves, index := view.Entries(l.v.Views.Files(node, children), children)
 	es := make([]entry, len(ves))
 	for i, e := range ves {
 		es[i] = entry{name: e.Name, file: e.File, child: e.Child}
@@ -199,7 +199,7 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 // for walkNext. The next lookup or listing makes it again. Live mounts
 // keep their listings (their views change under them).
 func (d *dirNode) drop(l listing) {
-	if d.m.snaps.ttl > 0 || len(l.dirents) == 0 {
+	if d.m.snaps.TTL() > 0 || len(l.dirents) == 0 {
 		return
 	}
 	d.mu.Lock()
@@ -259,7 +259,7 @@ func (d *dirNode) lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 		return nil, d.m.log.errno(err)
 	}
 	if ch := d.GetChild(name); ch != nil {
-		if sub, ok := ch.Operations().(*dirNode); ok && d.m.snaps.ttl > 0 {
+		if sub, ok := ch.Operations().(*dirNode); ok && d.m.snaps.TTL() > 0 {
 			if _, err := sub.current(ctx); errors.Is(err, zarr.ErrNotExist) {
 				d.RmChild(name) // gone from a live store
 				return nil, syscall.ENOENT
@@ -275,7 +275,7 @@ func (d *dirNode) lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	}
 	path := l.node.Path
 	stable := func(mode uint32) gofs.StableAttr {
-		return gofs.StableAttr{Mode: mode, Ino: ino(path, name), Gen: l.v.gen}
+		return gofs.StableAttr{Mode: mode, Ino: ino(path, name), Gen: l.v.Gen}
 	}
 	if i := l.find(name); i >= 0 {
 		e := l.entries[i]
@@ -285,7 +285,7 @@ func (d *dirNode) lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	}
 	if l.unlisted != nil && !strings.HasPrefix(name, "__") {
 		// The store cannot list: open the child by its path.
-		c, err := l.v.h.Node(ctx, path+"/"+name)
+		c, err := l.v.H.Node(ctx, path+"/"+name)
 		if errors.Is(err, zarr.ErrNotExist) {
 			return nil, syscall.ENOENT
 		}
@@ -317,7 +317,7 @@ func (d *dirNode) OpendirHandle(ctx context.Context, _ uint32) (gofs.FileHandle,
 		}
 	}
 	h := &dirHandle{d: d, l: l}
-	if d.m.snaps.ttl > 0 {
+	if d.m.snaps.TTL() > 0 {
 		return h, 0, 0
 	}
 	return h, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
@@ -456,7 +456,7 @@ func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	if i >= 0 && i < len(h.l.entries) && h.l.entries[i].file != nil && !h.d.m.stats.on() {
 		return nil, syscall.ENOENT
 	}
-	if h.d.m.snaps.ttl > 0 || i < 0 || i >= len(h.l.entries) || h.l.entries[i].name != name || h.d.GetChild(name) != nil {
+	if h.d.m.snaps.TTL() > 0 || i < 0 || i >= len(h.l.entries) || h.l.entries[i].name != name || h.d.GetChild(name) != nil {
 		return h.d.lookup(ctx, name, out)
 	}
 	e := h.l.entries[i]
@@ -465,7 +465,7 @@ func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	if sub, ok := n.(*dirNode); ok && e.child.Kind == zarr.KindArray {
 		h.d.m.ahead.add(sub)
 	}
-	return h.d.NewInode(ctx, n, gofs.StableAttr{Mode: entryMode(e), Ino: h.l.dirents[i].Ino, Gen: h.l.v.gen}), 0
+	return h.d.NewInode(ctx, n, gofs.StableAttr{Mode: entryMode(e), Ino: h.l.dirents[i].Ino, Gen: h.l.v.Gen}), 0
 }
 
 // attr reports a directory. An array's directory has no subdirectories,
@@ -487,7 +487,7 @@ func (d *dirNode) attr(_ context.Context, out *fuse.Attr) {
 func (d *dirNode) Getattr(ctx context.Context, _ gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	// Only a live mount's view changes; on any other, a directory whose
 	// listing was dropped answers without loading its node again.
-	if d.m.snaps.ttl > 0 {
+	if d.m.snaps.TTL() > 0 {
 		if _, err := d.current(ctx); err != nil {
 			return d.m.log.errno(err)
 		}

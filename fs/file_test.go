@@ -35,13 +35,13 @@ func exampleNode(t testing.TB, path string) (*mountFS, *zarr.Node) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &mountFS{snaps: snapshots{v: newSnapshot(h, 0, view.Config{})}, log: errorLog{logger: log.New(io.Discard, "", 0)}}, n
+	return &mountFS{snaps: view.NewTree(h, view.Config{}, 0, nil, nil), log: errorLog{logger: log.New(io.Discard, "", 0)}}, n
 }
 
 // fileOf returns the node of the file name of n's directory.
 func fileOf(t testing.TB, m *mountFS, n *zarr.Node, name string) *fileNode {
 	t.Helper()
-	f := view.Find(m.snaps.v.views.Files(n, nil), name)
+	f := view.Find(m.snaps.Current().Views.Files(n, nil), name)
 	if f == nil {
 		t.Fatalf("%s has no file %q", n.Path, name)
 	}

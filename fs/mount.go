@@ -18,6 +18,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
+	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
@@ -77,8 +78,8 @@ func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
 // the options to mount it with.
 func newRawFS(h *zarr.Hierarchy, root *zarr.Node, cfg Config, logger *log.Logger) (fuse.RawFileSystem, *fuse.MountOptions) {
 	m := &mountFS{log: errorLog{logger: logger}, mountTime: time.Now(), uid: cfg.UID, gid: cfg.GID}
-	v := newSnapshot(h, 0, cfg.Views)
-	m.snaps = snapshots{ttl: cfg.Live, reopen: cfg.Reopen, log: &m.log, views: cfg.Views, v: v, at: time.Now()}
+	m.snaps = view.NewTree(h, cfg.Views, cfg.Live, cfg.Reopen, func(err error) { m.log.errno(err) })
+	v := m.snaps.Current()
 	timeout := cacheTimeout
 	if cfg.Live > 0 {
 		timeout = cfg.Live

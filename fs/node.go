@@ -10,6 +10,8 @@ import (
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/zarrfs/zarrfs/view"
 )
 
 // Permissions: everything is read-only for everyone.
@@ -35,7 +37,7 @@ const rootIno = 1
 
 // mountFS is what every node of one mount shares.
 type mountFS struct {
-	snaps     snapshots
+	snaps     *view.Tree // the hierarchy shown, renewed when live (view/tree.go)
 	log       errorLog
 	mountTime time.Time
 	uid, gid  uint32

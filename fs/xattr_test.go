@@ -46,14 +46,13 @@ func TestForeignXattrsNoLookup(t *testing.T) {
 	ctx := context.Background()
 	m, n := exampleNode(t, "")
 	var reopens atomic.Int32
-	m.snaps.ttl = time.Nanosecond
-	m.snaps.at = time.Now().Add(-time.Hour)
-	m.snaps.log = &m.log
-	m.snaps.reopen = func(context.Context, *zarr.Hierarchy) (*zarr.Hierarchy, error) {
+	h := m.snaps.Current().H
+	live := view.NewTree(h, view.Config{}, time.Nanosecond, func(context.Context, *zarr.Hierarchy) (*zarr.Hierarchy, error) {
 		reopens.Add(1)
 		return nil, errors.New("the store is not to be asked")
-	}
-	children, err := m.snaps.v.h.Children(ctx, n.Path)
+	}, func(err error) { m.log.errno(err) })
+	v := view.NewSnapshot(h, 0, view.Config{}) // not asked of the tree: that would renew it
+	children, err := h.Children(ctx, n.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +66,9 @@ func TestForeignXattrsNoLookup(t *testing.T) {
 	if arr == nil {
 		t.Fatal("the example's root has no array")
 	}
-	dir := newDirNode(m, m.snaps.v, arr)
-	file := fileOf(t, m, arr, "data")
+	file := fileOf(t, m, arr, "data") // from the tree that is not live
+	m.snaps = live
+	dir := newDirNode(m, v, arr)
 	buf := make([]byte, 256)
 	for _, name := range []string{"security.selinux", "system.posix_acl_access", "system.posix_acl_default", "trusted.x"} {
 		for _, dest := range [][]byte{nil, buf} {

@@ -169,8 +169,14 @@ func NewTree(h *zarr.Hierarchy, cfg Config, ttl time.Duration,
 	return &Tree{ttl: ttl, reopen: reopen, logf: logf, cfg: cfg, v: NewSnapshot(h, 0, cfg), at: time.Now()}
 }
 
-// TTL returns how long a snapshot of a live tree is trusted (0: forever).
-func (t *Tree) TTL() time.Duration { return t.ttl }
+// TTL returns how long a snapshot of a live tree is trusted (0: forever,
+// also for a nil tree).
+func (t *Tree) TTL() time.Duration {
+	if t == nil {
+		return 0
+	}
+	return t.ttl
+}
 
 // refreshTimeout bounds one renewal of a live tree (each request of it is
 // bounded by the store's own timeout too).
