@@ -114,7 +114,7 @@ func (s *serveSpec) run(ctx context.Context, e *env, spec string) error {
 	defer o.close()
 	s.mf.setMemoryLimit()
 	tree, err := netserve.NewTree(o.h, netserve.Config{
-		Views:  view.Config{Previews: s.mf.previews, PreviewBudget: int64(s.mf.previewBudget)},
+		Views:  view.Config{Previews: s.mf.previews, PreviewBudget: int64(s.mf.previewBudget), RootInfo: o.rootInfo()},
 		Live:   s.mf.live,
 		Reopen: o.reopen,
 		Logger: logger,
