@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // file is an entry file as a scan sees it.
@@ -80,9 +78,8 @@ func (c *Cache) scan(first bool) {
 		used += f.size
 	}
 	limit := c.opts.MaxSize
-	var st unix.Statfs_t
-	if unix.Statfs(c.root, &st) == nil {
-		if share := (used + int64(st.Bavail)*int64(st.Bsize)) / 2; share < limit {
+	if free, ok := freeSpace(c.root); ok {
+		if share := (used + free) / 2; share < limit {
 			limit = share
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // lockName is the file, in a cache's Sub folder, whose bytes are the
@@ -46,14 +44,14 @@ func lock(ctx context.Context, root, path string, block bool) (*lockFile, error)
 	if err != nil {
 		return nil, err
 	}
-	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: 0, Start: lockOffset(path), Len: 1}
+	off := lockOffset(path)
 	wait := time.Millisecond
 	for {
-		err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk)
+		err := tryLock(f, off)
 		if err == nil {
 			return &lockFile{f: f}, nil
 		}
-		if !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EACCES) {
+		if !errors.Is(err, errBusy) {
 			f.Close()
 			return nil, err
 		}
