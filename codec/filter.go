@@ -562,10 +562,21 @@ type Categorize struct {
 
 func newCategorize(cfg Config) (Codec, error) {
 	var c Categorize
-	if _, err := cfg.Decode("categorize", "labels", &c.Labels); err != nil {
+	var labels []*string // nil for JSON null, which is no string either
+	ok, err := cfg.Decode("categorize", "labels", &labels)
+	if err != nil {
 		return nil, Unsupportedf("categorize labels that are not strings: %v", err)
 	}
-	var err error
+	if !ok {
+		return nil, fmt.Errorf("categorize: configuration has no labels") // numcodecs requires them
+	}
+	c.Labels = make([]string, len(labels))
+	for i, l := range labels {
+		if l == nil {
+			return nil, Unsupportedf("categorize label %d is null, not a string", i)
+		}
+		c.Labels[i] = *l
+	}
 	if c.DType, err = numpyTypeConfig("categorize", cfg, "dtype", ""); err != nil {
 		return nil, err
 	}

@@ -222,6 +222,9 @@ func TestArrayMetadataErrors(t *testing.T) {
 		{"v2 unknown compressor", FormatV2, v2Zarray(t, map[string]string{"compressor": `{"id": "frob"}`}), codec.ErrUnsupported, `codec "frob"`},
 		{"v2 compressor without id", FormatV2, v2Zarray(t, map[string]string{"compressor": `{"level": 1}`}), ErrInvalidMetadata, `no "id"`},
 		{"v2 object without codec", FormatV2, v2Zarray(t, map[string]string{"dtype": `"|O"`}), codec.ErrUnsupported, "object codec"},
+		{"v2 object categorize <U4", FormatV2, v2Zarray(t, map[string]string{"dtype": `"|O"`, "filters": `[{"id": "categorize", "labels": ["a"], "dtype": "<U1", "astype": "|u1"}]`}), codec.ErrUnsupported, "only |O"},
+		{"v2 object categorize astype", FormatV2, v2Zarray(t, map[string]string{"dtype": `"|O"`, "filters": `[{"id": "categorize", "labels": ["a"], "dtype": "|O", "astype": "<f8"}]`}), codec.ErrUnsupported, "astype"},
+		{"v2 object categorize labels", FormatV2, v2Zarray(t, map[string]string{"dtype": `"|O"`, "filters": `[{"id": "categorize", "labels": [1], "dtype": "|O"}]`}), codec.ErrUnsupported, "labels"},
 		{"v2 object pickle", FormatV2, v2Zarray(t, map[string]string{"dtype": `"|O"`, "filters": `[{"id": "pickle"}]`}), codec.ErrUnsupported, `"pickle"`},
 		{"v2 datetime without unit", FormatV2, v2Zarray(t, map[string]string{"dtype": `"<M8"`}), ErrInvalidMetadata, "[unit]"},
 	}

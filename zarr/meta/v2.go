@@ -135,6 +135,20 @@ func ParseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 				break
 			}
 		}
+		if objectCodec == nil && len(filters) > 0 && filters[0].id == "categorize" {
+			// numcodecs' Categorize turns the objects into integers
+			// itself, with no object codec (zarr-python 2 reads such
+			// arrays): its decoding is the vlen layout of strings, which
+			// v2Chain's array→bytes codec checks against the chunk's
+			// element count.
+			if err := objectCategorize(filters[0].cfg); err != nil {
+				a.dataType = DataType{Name: "string"}
+				a.err = err
+				return a, nil
+			}
+			dt, _ = vlenType("vlen-utf8")
+			objectCodec = &v2Codec{id: "categorize"} // not filters[0], which stays a filter
+		}
 		if objectCodec == nil {
 			a.dataType = DataType{Name: "object"}
 			id := "none"
@@ -148,6 +162,21 @@ func ParseV2Array(doc []byte, attrs json.RawMessage) (*Array, error) {
 	return a.finish(dt, fillRaw, FormatV2, func() ([]codec.Codec, error) {
 		return v2Chain(dt, len(shape), order, filters, objectCodec, compressor)
 	})
+}
+
+// objectCategorize checks the configuration of a categorize filter that
+// serialises an object array: its dtype must be objects, its labels
+// strings and its astype an integer type (newCategorize checks the last
+// two), else the array is unsupported.
+func objectCategorize(cfg codec.Config) error {
+	c, err := codec.New("categorize", cfg)
+	if err != nil {
+		return err
+	}
+	if cat, ok := c.(codec.Categorize); !ok || cat.DType.Kind != 'O' {
+		return codec.Unsupportedf("categorize filter of an object array with dtype %s (only |O)", cat.DType)
+	}
+	return nil
 }
 
 // parseArrayDoc parses the members a v1 meta and a v2 .zarray document
@@ -190,9 +219,14 @@ func v2Chain(dt dtype, rank int, order string, filters []v2Codec, objectCodec, c
 		}
 		head = append(head, t)
 	}
-	if objectCodec != nil {
+	switch {
+	case objectCodec != nil && objectCodec.id == "categorize":
+		// The vlen layout's check, named after the filter whose
+		// decoding it checks.
+		a2b = codec.Vlen{Codec: "categorize"}
+	case objectCodec != nil:
 		a2b, err = codec.New(objectCodec.id, objectCodec.cfg)
-	} else {
+	default:
 		a2b, err = bytesCodec(dt, dt.bigEndian)
 	}
 	if err != nil {
