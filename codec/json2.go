@@ -89,8 +89,17 @@ func (c JSON2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 		return nil, Unsupportedf("%s data of type %q", c.ID, dtype)
 	}
 	n := decoded.NumElements()
-	shape := []int{n} // "json" lists are flat
-	if c.ID == "json2" {
+	var shape []int
+	if c.ID == "json" {
+		// numcodecs' "json" writes the chunk's tolist() with no shape:
+		// nested lists for a chunk of several dimensions, whose lengths
+		// the first item of each level gives (its elements, strings or
+		// numbers, never begin with '[').
+		var err error
+		if shape, err = nestedShape(items[:len(items)-tail], n); err != nil {
+			return nil, Corruptf(c.ID, "%v", err)
+		}
+	} else {
 		shape = nil
 		if err := json.Unmarshal(items[len(items)-1], &shape); err != nil {
 			return nil, Corruptf(c.ID, "shape: %v", err)
@@ -153,6 +162,34 @@ func (c JSON2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 		return nil, err
 	}
 	return vlenAppend(nil, elems), nil
+}
+
+// nestedShape returns the lengths of the nested lists list begins, level
+// by level down its first items, which must hold n elements in all.
+func nestedShape(list []json.RawMessage, n int) ([]int, error) {
+	shape := []int{len(list)}
+	count := len(list)
+	for len(list) > 0 && len(list[0]) > 0 && list[0][0] == '[' && len(shape) < 32 {
+		var sub []json.RawMessage
+		if err := json.Unmarshal(list[0], &sub); err != nil {
+			return nil, fmt.Errorf("dimension %d: %w", len(shape), err)
+		}
+		if len(sub) == 0 { // a dimension of length 0: no elements below
+			shape = append(shape, 0)
+			count = 0
+			break
+		}
+		if count > n/len(sub) {
+			return nil, fmt.Errorf("nested lists of %v, want %d elements", append(shape, len(sub)), n)
+		}
+		shape = append(shape, len(sub))
+		count *= len(sub)
+		list = sub
+	}
+	if count != n {
+		return nil, fmt.Errorf("nested lists of %v, want %d elements", shape, n)
+	}
+	return shape, nil
 }
 
 // Encode implements ArrayToBytes.
