@@ -110,11 +110,17 @@ type Cache struct {
 	loggedOff atomic.Bool   // "offline" said
 	fetches   singleflight.Group
 
-	// pending counts the writes in the background (startWrite), at most
-	// maxBackground at once; flush waits on idle until it is zero.
+	// pending counts the writes in the background (background), queued
+	// the bytes they hold (at most maxQueued); flush waits on idle until
+	// pending is zero. free holds the buffers of finished writes for the
+	// next ones (at most maxFree bytes of them): a cold read's copies
+	// reuse a few buffers instead of making the collector and the kernel
+	// clear a new one per value.
 	wmu     sync.Mutex
 	idle    *sync.Cond
 	pending int
+	queued  int64
+	free    [][]byte
 
 	hits, revalidated, misses, offline, corrupt atomic.Int64
 	diskBytes, storeBytes                       atomic.Int64
@@ -327,6 +333,13 @@ func (c *Cache) write(ctx context.Context, path string, h header, data []byte, h
 	if err != nil {
 		return
 	}
+	c.put(path, head, data)
+}
+
+// put writes the entry file made of head and data at path (the caller
+// holds its lock), counting its bytes and evicting when they go over
+// the bound.
+func (c *Cache) put(path string, head, data []byte) {
 	if err := writeAtomic(path, head, data); err != nil {
 		c.writesOff(err)
 		return
@@ -355,7 +368,7 @@ func writeAtomic(path string, head, data []byte) error {
 		return err
 	}
 	_, err = f.Write(head)
-	if err == nil {
+	if err == nil && len(data) > 0 {
 		_, err = f.Write(data)
 	}
 	if cerr := f.Close(); err == nil {
@@ -370,26 +383,80 @@ func writeAtomic(path string, head, data []byte) error {
 	return err
 }
 
-// maxBackground bounds the fetched values being written in the
-// background: past it a fetch writes before it returns (which slows the
-// fetches down to the disk's pace instead of piling copies up in memory).
-const maxBackground = 16
+// maxQueued bounds the bytes of the entries being written in the
+// background. A value that does not fit while others are queued is not
+// kept (the disk is behind the network: the read goes on at the
+// network's pace rather than the disk's, and a later read fetches it
+// again); one larger than the bound on its own is written before the
+// read returns. maxFree bounds the buffers kept for reuse.
+const (
+	maxQueued = 64 << 20
+	maxFree   = 16 << 20
+)
 
-// startWrite reserves a background write, or reports there is no room.
-func (c *Cache) startWrite() bool {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.pending >= maxBackground {
-		return false
+// queue is background's answer.
+type queue int
+
+const (
+	queuedWrite queue = iota // buf holds the entry: write it, then doneWrite(buf)
+	writeNow                 // too large to queue: write it before returning
+	skipWrite                // not kept (no room, or not to be written at all)
+)
+
+// background prepares the entry of h and data (a value just fetched) for
+// a write in the background: the whole entry file, its checksum not yet
+// set (seal), in one buffer of its own, so that the caller may change
+// data and the write is a single call.
+func (c *Cache) background(h header, data []byte) ([]byte, queue) {
+	if c.noWrite.Load() || int64(len(data)) > c.limit.Load()/8 {
+		return nil, skipWrite
 	}
+	head, err := marshalHead(h, len(data))
+	if err != nil {
+		return nil, skipWrite
+	}
+	n := len(head) + len(data)
+	if n > maxQueued {
+		return nil, writeNow
+	}
+	c.wmu.Lock()
+	if c.queued+int64(n) > maxQueued {
+		c.wmu.Unlock()
+		return nil, skipWrite
+	}
+	c.queued += int64(n)
 	c.pending++
-	return true
+	var buf []byte
+	for i, b := range c.free {
+		if cap(b) >= n {
+			buf = b[:n]
+			c.free[i] = c.free[len(c.free)-1]
+			c.free = c.free[:len(c.free)-1]
+			break
+		}
+	}
+	c.wmu.Unlock()
+	if buf == nil {
+		buf = make([]byte, n)
+	}
+	copy(buf, head)
+	copy(buf[len(head):], data)
+	return buf, queuedWrite
 }
 
-// doneWrite ends a background write.
-func (c *Cache) doneWrite() {
+// doneWrite ends the background write of buf, keeping buf for the next
+// when there is room.
+func (c *Cache) doneWrite(buf []byte) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	c.queued -= int64(len(buf))
+	kept := 0
+	for _, b := range c.free {
+		kept += cap(b)
+	}
+	if kept+cap(buf) <= maxFree {
+		c.free = append(c.free, buf)
+	}
 	if c.pending--; c.pending == 0 {
 		c.idle.Broadcast()
 	}
@@ -619,20 +686,27 @@ func (d *cached) fetch(ctx context.Context, key string, r store.ByteRange, path,
 			d.c.storeBytes.Add(int64(len(f.b)))
 			headerInfo(&h, f.info)
 			d.checked.Store(path, struct{}{})
-			if l != nil && d.c.startWrite() {
-				// Written in the background, off the read's path, on a
-				// copy (the caller may change what it gets), still
-				// under the entry's lock: another process waits for the
-				// file rather than fetching the value too.
-				held, data := l, bytes.Clone(f.b)
+			if l == nil {
+				d.c.write(ctx, path, h, f.b, false)
+				break
+			}
+			switch buf, q := d.c.background(h, f.b); q {
+			case queuedWrite:
+				// Written in the background, off the read's path, from
+				// the copy in buf (the caller may change what it gets),
+				// checksummed there too, still under the entry's lock:
+				// another process waits for the file rather than
+				// fetching the value too.
+				held := l
 				l = nil
 				go func() {
-					defer d.c.doneWrite()
+					defer d.c.doneWrite(buf)
 					defer held.unlock()
-					d.c.write(context.Background(), path, h, data, true)
+					seal(buf)
+					d.c.put(path, buf, nil)
 				}()
-			} else {
-				d.c.write(ctx, path, h, f.b, l != nil)
+			case writeNow:
+				d.c.write(ctx, path, h, f.b, true)
 			}
 		case errors.Is(f.err, store.ErrNotExist):
 			h.Missing, h.Size = true, -1
