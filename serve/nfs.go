@@ -116,7 +116,8 @@ type nfsHandler struct {
 	root *nfsFS
 
 	mu    sync.RWMutex
-	paths map[[handleLen]byte][]string // the path of every handle given out
+	paths map[[handleLen]byte][]string   // the path of every handle given out
+	nodes map[[handleLen]byte]cachedNode // the nodes READ and FSINFO resolved
 }
 
 // Mount answers MOUNT of dirpath: the root, or any directory of the tree

@@ -14,7 +14,8 @@ import (
 // (RFC 5531) at a time. go-nfs v0.0.4 answers only MOUNT's NULL, MNT and
 // UMNT: a client asking for EXPORT (showmount -e, libnfs before every
 // mount), DUMP or UMNTALL gets "procedure unavailable", and libnfs then
-// gives up. rpcConn answers those three itself. It also joins records sent
+// gives up. rpcConn answers those three itself, and NFS's READ and
+// FSINFO (nfsread.go: the fast path). It also joins records sent
 // in several fragments (go-nfs reads only single-fragment ones), refuses
 // records over maxRecord, and caps the count of a READ at maxReadCount,
 // since go-nfs allocates the count a client asks for (up to 16 MiB) before
@@ -96,10 +97,18 @@ func (c *rpcConn) Read(p []byte) (int, error) {
 			c.Close() // go-nfs closes only on EOF
 			return 0, err
 		}
-		if reply := c.answer(rec); reply != nil {
-			if err := c.send(reply); err != nil {
+		reply := c.s.h.fastNFS(rec)
+		if reply == nil {
+			reply = c.answer(rec)
+		}
+		if reply != nil {
+			sent, err := c.send(reply)
+			if err != nil {
 				c.Close()
 				return 0, err
+			}
+			if sent {
+				putReply(reply)
 			}
 			continue
 		}
@@ -216,19 +225,19 @@ func (c *rpcConn) answer(rec []byte) []byte {
 }
 
 // send writes one of rpcConn's own replies, at once if go-nfs is not in
-// the middle of one of its own, else once it ends.
-func (c *rpcConn) send(reply []byte) error {
+// the middle of one of its own (sent), else once it ends.
+func (c *rpcConn) send(reply []byte) (sent bool, err error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.wleft == 0 && len(c.whdr) == 0 {
 		_, err := c.Conn.Write(reply)
-		return err
+		return true, err
 	}
 	if len(c.queued) >= 64 {
-		return fmt.Errorf("rpc: %d replies waiting", len(c.queued))
+		return false, fmt.Errorf("rpc: %d replies waiting", len(c.queued))
 	}
 	c.queued = append(c.queued, reply)
-	return nil
+	return false, nil
 }
 
 // Write writes go-nfs's replies, following their record marks so that
