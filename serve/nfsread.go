@@ -199,7 +199,7 @@ func (h *nfsHandler) fastNFS(rec []byte) []byte {
 			h.root.t.log.log(err)
 			return errReply(rec, nfs3ErrIO)
 		}
-		if k < int(count) {
+		if errors.Is(err, io.EOF) {
 			eof = 1 // the file is shorter than it said
 		}
 	}
