@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -286,9 +285,11 @@ func TestLiveStaleIfError(t *testing.T) {
 	if n := strings.Count(logged.String(), "serving cached chunks"); n != 1 || !strings.Contains(logged.String(), "connection refused") {
 		t.Errorf("logged %q; want one line with the cause", logged.String())
 	}
-	// Once one revalidation has failed, the others wait for no store
-	// (those already asking, one per core, fail on their own).
-	if n := st.failed.Load(); n > int64(runtime.GOMAXPROCS(0)) {
+	// Once one revalidation has failed, the others wait for no store:
+	// only those already asking fail on their own (one per core, or a
+	// few more on a loaded machine, where the chunks' loads start before
+	// the first failure returns), never one per chunk.
+	if n := st.failed.Load(); n >= 4 {
 		t.Errorf("%d requests failed for 4 chunks; want those under way at the first failure only", n)
 	}
 	// Back, then down again: a new outage, logged again. (Within
