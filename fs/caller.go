@@ -38,6 +38,11 @@ func whileCallerLives(ctx context.Context) (_ context.Context, stop func()) {
 	var mu sync.Mutex
 	stopped := false
 	var t *time.Timer
+	// The callback takes mu before it reads t: holding mu until t is set
+	// keeps a first check that fires at once (a loaded machine) from
+	// reading t before AfterFunc has returned it.
+	mu.Lock()
+	defer mu.Unlock()
 	t = time.AfterFunc(callerCheck, func() {
 		mu.Lock()
 		defer mu.Unlock()
