@@ -263,8 +263,9 @@ func (l *ncLayout) fits() bool {
 // ncDimensions names the dimensions of vars and gives each variable its
 // header: a dimension is the array's dimension name ("NAME_dimI" when
 // unnamed); a name already used with another length keeps it, and this
-// length gets "NAME_LENGTH" (DESIGN.md §1). Fixed-size bytes get a last
-// dimension "stringN", as xarray names it.
+// length gets "NAME_LENGTH" (docs/ARCHITECTURE.md, "The views of an array
+// as files"). Fixed-size bytes get a last dimension "stringN", as xarray
+// names it.
 func ncDimensions(vars []ncVarSpec) ([]ncDim, []ncVarHeader) {
 	var dims []ncDim
 	byName := map[string]int{}

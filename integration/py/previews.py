@@ -5,7 +5,7 @@
                                      JSON line per array: {"path", "ok", "why", "rho"}
 
 The check reads the arrays with zarr-python and compares each preview with
-the plane DESIGN.md §1 names: the middle plane of the last two dimensions,
+the plane docs/ARCHITECTURE.md ("The views of an array as files") names: the middle plane of the last two dimensions,
 nearest-sampled at pixel centres to at most 512 pixels on the longer side;
 transparent exactly where the elements are NaN or ±Inf; and the pixels'
 luminance in the same order as the elements' values (Spearman's rho of at
