@@ -15,6 +15,7 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/zarrfs/zarrfs/internal/logonce"
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/memory"
 	"github.com/zarrfs/zarrfs/view"
@@ -34,7 +35,7 @@ func TestListAhead(t *testing.T) {
 		t.Fatalf("g00: %d children, %v", len(kids), err)
 	}
 	var dirs []*dirNode
-	mfs := &mountFS{log: errorLog{logger: log.New(io.Discard, "", 0)}}
+	mfs := &mountFS{log: errorLog{once: logonce.Log{Logger: log.New(io.Discard, "", 0)}}}
 	mfs.snaps = view.NewTree(h, Config{}.Views, 0, nil, nil)
 	for _, k := range kids {
 		d := newDirNode(mfs, mfs.snaps.Current(), k)

@@ -5,24 +5,17 @@ package fs
 import (
 	"context"
 	"errors"
-	"log"
-	"sync"
+	"fmt"
 	"syscall"
 
+	"github.com/zarrfs/zarrfs/internal/logonce"
 	"github.com/zarrfs/zarrfs/zarr"
 )
-
-// maxLoggedCauses bounds the memory spent remembering which causes were
-// logged; past it the memory is cleared and causes may be logged again.
-const maxLoggedCauses = 4096
 
 // errorLog is the one place that turns engine errors into errno values. It
 // logs each distinct cause once, not once per read.
 type errorLog struct {
-	logger *log.Logger // nil: log nothing
-
-	mu   sync.Mutex
-	seen map[string]struct{}
+	once logonce.Log // its Logger nil: log nothing
 }
 
 // errnoOf maps an engine error to the errno a FUSE reply carries:
@@ -47,21 +40,10 @@ func errnoOf(err error) syscall.Errno {
 // seen, unless it is a plain ENOENT or an interrupted request.
 func (l *errorLog) errno(err error) syscall.Errno {
 	e := errnoOf(err)
-	if e == 0 || e == syscall.ENOENT || e == syscall.EINTR || l.logger == nil {
+	if e == 0 || e == syscall.ENOENT || e == syscall.EINTR || l.once.Logger == nil {
 		return e
 	}
 	msg := err.Error()
-	l.mu.Lock()
-	_, dup := l.seen[msg]
-	if !dup {
-		if l.seen == nil || len(l.seen) >= maxLoggedCauses {
-			l.seen = make(map[string]struct{})
-		}
-		l.seen[msg] = struct{}{}
-	}
-	l.mu.Unlock()
-	if !dup {
-		l.logger.Printf("%s (%v)", msg, e)
-	}
+	l.once.Print(msg, fmt.Sprintf("%s (%v)", msg, e))
 	return e
 }

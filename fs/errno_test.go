@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/internal/logonce"
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -43,7 +44,7 @@ func TestErrnoOf(t *testing.T) {
 
 func TestErrorLogOncePerCause(t *testing.T) {
 	var buf bytes.Buffer
-	l := &errorLog{logger: log.New(&buf, "", 0)}
+	l := &errorLog{once: logonce.Log{Logger: log.New(&buf, "", 0)}}
 	corrupt := fmt.Errorf("array t: chunk c/0/0: %w", codec.Corruptf("zstd", "bad frame"))
 	for range 3 {
 		if got := l.errno(corrupt); got != syscall.EIO {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/zarrfs/zarrfs/internal/logonce"
 	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
 	"github.com/zarrfs/zarrfs/zarr/example"
@@ -35,7 +36,7 @@ func exampleNode(t testing.TB, path string) (*mountFS, *zarr.Node) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &mountFS{snaps: view.NewTree(h, view.Config{}, 0, nil, nil), log: errorLog{logger: log.New(io.Discard, "", 0)}}, n
+	return &mountFS{snaps: view.NewTree(h, view.Config{}, 0, nil, nil), log: errorLog{once: logonce.Log{Logger: log.New(io.Discard, "", 0)}}}, n
 }
 
 // fileOf returns the node of the file name of n's directory.

@@ -18,6 +18,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
+	"github.com/zarrfs/zarrfs/internal/logonce"
 	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -77,7 +78,7 @@ func Mount(mountpoint string, h *zarr.Hierarchy, cfg Config) (*Server, error) {
 // newRawFS returns the file system serving h (whose root node is root) and
 // the options to mount it with.
 func newRawFS(h *zarr.Hierarchy, root *zarr.Node, cfg Config, logger *log.Logger) (fuse.RawFileSystem, *fuse.MountOptions) {
-	m := &mountFS{log: errorLog{logger: logger}, mountTime: time.Now(), uid: cfg.UID, gid: cfg.GID}
+	m := &mountFS{log: errorLog{once: logonce.Log{Logger: logger}}, mountTime: time.Now(), uid: cfg.UID, gid: cfg.GID}
 	m.snaps = view.NewTree(h, cfg.Views, cfg.Live, cfg.Reopen, func(err error) { m.log.errno(err) })
 	v := m.snaps.Current()
 	timeout := cacheTimeout

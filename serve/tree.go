@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zarrfs/zarrfs/internal/logonce"
 	"github.com/zarrfs/zarrfs/view"
 	"github.com/zarrfs/zarrfs/zarr"
 )
@@ -76,7 +77,7 @@ func NewTree(h *zarr.Hierarchy, cfg Config) (*Tree, error) {
 	if logger == nil {
 		logger = log.Default()
 	}
-	t := &Tree{log: errorLog{logger: logger}, start: time.Now(), uid: cfg.UID, gid: cfg.GID}
+	t := &Tree{log: errorLog{once: logonce.Log{Logger: logger}}, start: time.Now(), uid: cfg.UID, gid: cfg.GID}
 	t.t = view.NewTree(h, cfg.Views, cfg.Live, cfg.Reopen, func(err error) { t.log.log(err) })
 	return t, nil
 }
@@ -252,18 +253,9 @@ func (n Node) Gen() uint64 {
 	return n.snap.Gen
 }
 
-// maxLoggedCauses bounds the memory spent remembering which causes were
-// logged; past it the memory is cleared and causes may be logged again.
-const maxLoggedCauses = 4096
-
 // errorLog logs each distinct error once, not once per request, as the
 // mount does.
-type errorLog struct {
-	logger *log.Logger
-
-	mu   sync.Mutex
-	seen map[string]struct{}
-}
+type errorLog struct{ once logonce.Log }
 
 // log logs err the first time its message is seen, unless it is a
 // missing node, a bad path or a cancelled request (the client's doing).
@@ -272,16 +264,5 @@ func (l *errorLog) log(err error) {
 		return
 	}
 	msg := err.Error()
-	l.mu.Lock()
-	_, dup := l.seen[msg]
-	if !dup {
-		if l.seen == nil || len(l.seen) >= maxLoggedCauses {
-			l.seen = make(map[string]struct{})
-		}
-		l.seen[msg] = struct{}{}
-	}
-	l.mu.Unlock()
-	if !dup {
-		l.logger.Print(msg)
-	}
+	l.once.Print(msg, msg)
 }

@@ -467,6 +467,6 @@ func (d *WebDAV) Server() *http.Server {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          d.t.log.logger,
+		ErrorLog:          d.t.log.once.Logger,
 	}
 }
