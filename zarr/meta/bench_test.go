@@ -1,6 +1,10 @@
 package meta
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/zarrfs/zarrfs/internal/treegen"
+)
 
 // The documents below are what loading a v2 node parses, the metadata
 // cost of listing a directory: v2Docs are .zarray documents with the
@@ -9,22 +13,9 @@ var v2Docs = []struct {
 	name         string
 	zarray, attr string
 }{
-	// make bench's tree (bench/benchdata): zarr-python 2, no compressor.
-	{"tree", `{
-    "chunks": [
-        8
-    ],
-    "compressor": null,
-    "dimension_separator": ".",
-    "dtype": "<i4",
-    "fill_value": 0,
-    "filters": null,
-    "order": "C",
-    "shape": [
-        64
-    ],
-    "zarr_format": 2
-}`, ""},
+	// make bench's tree (bench/benchdata, internal/treegen): zarr-python 2,
+	// no compressor.
+	{"tree", treegen.ArrayDoc, ""},
 	// zarr-python 2's default Blosc compressor.
 	{"blosc", `{
     "chunks": [
