@@ -85,6 +85,38 @@ func cpuShare(t *testing.T, pid int, d time.Duration) float64 {
 	return (c1 - c0) / time.Since(start).Seconds()
 }
 
+// killedReaderLeavesIdle starts a cat of data, kills it after a second,
+// and checks that 3 s later the daemon (pid) uses under tinyIdleCPU of a
+// core, measured over 2 s, and has peaked under tinyMaxRSS. mark, when
+// not nil, is called right after the kill (0) and after the 3 s (3 s).
+func killedReaderLeavesIdle(t *testing.T, pid int, data string, mark func(after time.Duration)) {
+	t.Helper()
+	reader := exec.Command("cat", data)
+	reader.Stdout = io.Discard
+	if err := reader.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	reader.Process.Signal(syscall.SIGKILL)
+	reader.Wait()
+	if mark != nil {
+		mark(0)
+	}
+	time.Sleep(3 * time.Second)
+	if mark != nil {
+		mark(3 * time.Second)
+	}
+	share := cpuShare(t, pid, 2*time.Second)
+	hwm, _ := procStatus(pid, "VmHWM")
+	t.Logf("3 s after the reader was killed: daemon at %.1f%% of a core; peak RSS %.1f MiB", 100*share, float64(hwm)/1024)
+	if share > tinyIdleCPU {
+		t.Errorf("the daemon uses %.0f%% of a core 3 s after its reader was killed; want under %.0f%%", 100*share, 100*tinyIdleCPU)
+	}
+	if hwm > tinyMaxRSS {
+		t.Errorf("daemon peak RSS %d kB; want under %d kB", hwm, tinyMaxRSS)
+	}
+}
+
 // TestTinyChunksMount reads 1 MiB of the array through a mount with dd
 // (a subprocess), then kills a cat of the whole file mid-read: 3 s later
 // the daemon is idle and the mount still answers.
@@ -110,24 +142,7 @@ func TestTinyChunksMount(t *testing.T) {
 	}
 
 	// A reader of the whole file (100 GB), killed after a second.
-	reader := exec.Command("cat", data)
-	reader.Stdout = io.Discard
-	if err := reader.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(time.Second)
-	reader.Process.Signal(syscall.SIGKILL)
-	reader.Wait()
-	time.Sleep(3 * time.Second)
-	share := cpuShare(t, pid, 2*time.Second)
-	hwm, _ = procStatus(pid, "VmHWM")
-	t.Logf("3 s after the reader was killed: daemon at %.1f%% of a core; peak RSS %.1f MiB", 100*share, float64(hwm)/1024)
-	if share > tinyIdleCPU {
-		t.Errorf("the daemon uses %.0f%% of a core 3 s after its reader was killed; want under %.0f%%", 100*share, 100*tinyIdleCPU)
-	}
-	if hwm > tinyMaxRSS {
-		t.Errorf("daemon peak RSS %d kB; want under %d kB", hwm, tinyMaxRSS)
-	}
+	killedReaderLeavesIdle(t, pid, data, nil)
 	// The mount still answers: far into the array, and its metadata.
 	start := time.Now()
 	out = run(t, "dd", "if="+data, "bs=4096", "skip=12345678", "count=1", "status=none")
@@ -251,27 +266,16 @@ func TestTinyChunksMountHTTPReaderKilled(t *testing.T) {
 	m := mountChecked(t, url+"/tiny")
 	pid := m.cmd.Process.Pid
 	data := filepath.Join(m.dir, "data")
-	reader := exec.Command("cat", data)
-	reader.Stdout = io.Discard
-	if err := reader.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(time.Second)
-	reader.Process.Signal(syscall.SIGKILL)
-	reader.Wait()
-	killed := requests.Load()
-	time.Sleep(3 * time.Second)
-	at3s := requests.Load()
-	share := cpuShare(t, pid, 2*time.Second)
-	hwm, _ := procStatus(pid, "VmHWM")
-	t.Logf("3 s after the reader was killed: daemon at %.1f%% of a core, peak RSS %.1f MiB; %d requests before the kill, %d more in the 3 s after, %d in the 2 s after that",
-		100*share, float64(hwm)/1024, killed, at3s-killed, requests.Load()-at3s)
-	if share > tinyIdleCPU {
-		t.Errorf("the daemon uses %.0f%% of a core 3 s after its reader was killed; want under %.0f%%", 100*share, 100*tinyIdleCPU)
-	}
-	if hwm > tinyMaxRSS {
-		t.Errorf("daemon peak RSS %d kB; want under %d kB", hwm, tinyMaxRSS)
-	}
+	var killed, at3s int64
+	killedReaderLeavesIdle(t, pid, data, func(after time.Duration) {
+		if after == 0 {
+			killed = requests.Load()
+		} else {
+			at3s = requests.Load()
+		}
+	})
+	t.Logf("%d requests before the kill, %d more in the 3 s after, %d in the 2 s after that",
+		killed, at3s-killed, requests.Load()-at3s)
 	if _, err := os.ReadFile(filepath.Join(m.dir, "zarr.json")); err != nil {
 		t.Errorf("the mount does not answer: %v", err)
 	}
