@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"net/http/httptest"
 	"os"
 	"path"
 	"path/filepath"
@@ -152,36 +151,21 @@ func TestRemoteDiskCache(t *testing.T) {
 func TestLiveDiskCache(t *testing.T) {
 	needFuse(t)
 	peertest.NeedPython(t)
-	root := t.TempDir()
-	store := filepath.Join(root, "live.zarr")
-	const program = `
-import sys, numpy as np, zarr
-path, step = sys.argv[1], sys.argv[2]
-if step == "before":
-    g = zarr.open_group(zarr.DirectoryStore(path), mode="w")
-    g.create_dataset("a", data=np.arange(40000, dtype="<i4"), chunks=(4000,))
-    zarr.consolidate_metadata(path)  # an HTTP store cannot be listed
-else:
-    zarr.open_group(zarr.DirectoryStore(path), mode="a")["a"][12000:16000] = -np.arange(4000, dtype="<i4")
-`
-	peertest.RunPython(t, program, store, "before")
-	counter := &statuses{next: &remotetest.Server{Dir: root}, n: map[string]int{}}
-	ts := httptest.NewServer(counter)
-	t.Cleanup(ts.Close)
+	url, counter, rewrite := liveHTTPStore(t)
 	cache := t.TempDir()
-	m := mountStore(t, ts.URL+"/live.zarr", "--live", "1m", "--cache-dir", cache)
+	m := mountStore(t, url, "--live", "1m", "--cache-dir", cache)
 	want := int32Bytes(40000, 1)
 	sameBytes(t, "a/data before", run(t, "cat", filepath.Join(m.dir, "a", "data")), want)
 	stopMount(t, m)
 	if n := counter.take(); n["GET 200"] != 10 || len(n) != 1 {
 		t.Fatalf("the first read of a's 10 chunks: %v; want 10 GETs", n)
 	}
-	peertest.RunPython(t, program, store, "after")
+	rewrite()
 	for i := range 4000 {
 		v := uint32(-int32(i))
 		copy(want[4*(12000+i):], []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)})
 	}
-	m = mountStore(t, ts.URL+"/live.zarr", "--live", "1m", "--cache-dir", cache)
+	m = mountStore(t, url, "--live", "1m", "--cache-dir", cache)
 	sameBytes(t, "a/data after the rewrite", run(t, "cat", filepath.Join(m.dir, "a", "data")), want)
 	stopMount(t, m)
 	if n := counter.take(); n["conditional GET 304"] != 9 || n["conditional GET 200"] != 1 || n["GET 200"] != 0 {

@@ -255,15 +255,13 @@ func (s *statuses) take() map[string]int {
 	return n
 }
 
-// TestLiveRereadsOnlyWhatChanged: a --live mount of an HTTP store
-// (consolidated), once its view is renewed, asks for the chunks it holds
-// decoded with conditional GETs: the nine unchanged chunks of a are
-// answered 304 Not Modified and kept, the one zarr-python rewrote is read
-// again, and cat shows the new values. (cat reads a sequentially, which
-// decodes and caches whole chunks.)
-func TestLiveRereadsOnlyWhatChanged(t *testing.T) {
-	needFuse(t)
-	peertest.NeedPython(t)
+// liveHTTPStore serves over HTTP a v2 store (consolidated: HTTP cannot be
+// listed) that zarr-python wrote: an array a of 40,000 int32 (its index)
+// in ten chunks. It returns the store's URL, the server's count of
+// answers, and rewrite, which has zarr-python overwrite the fourth chunk
+// with the negated index.
+func liveHTTPStore(t *testing.T) (url string, counter *statuses, rewrite func()) {
+	t.Helper()
 	root := t.TempDir()
 	store := filepath.Join(root, "live.zarr")
 	const program = `
@@ -277,17 +275,30 @@ else:
     zarr.open_group(zarr.DirectoryStore(path), mode="a")["a"][12000:16000] = -np.arange(4000, dtype="<i4")
 `
 	peertest.RunPython(t, program, store, "before")
-	counter := &statuses{next: &remotetest.Server{Dir: root}, n: map[string]int{}}
+	counter = &statuses{next: &remotetest.Server{Dir: root}, n: map[string]int{}}
 	ts := httptest.NewServer(counter)
 	t.Cleanup(ts.Close)
-	m := mountStore(t, ts.URL+"/live.zarr", "--live", "1s")
+	return ts.URL + "/live.zarr", counter, func() { peertest.RunPython(t, program, store, "after") }
+}
+
+// TestLiveRereadsOnlyWhatChanged: a --live mount of an HTTP store
+// (consolidated), once its view is renewed, asks for the chunks it holds
+// decoded with conditional GETs: the nine unchanged chunks of a are
+// answered 304 Not Modified and kept, the one zarr-python rewrote is read
+// again, and cat shows the new values. (cat reads a sequentially, which
+// decodes and caches whole chunks.)
+func TestLiveRereadsOnlyWhatChanged(t *testing.T) {
+	needFuse(t)
+	peertest.NeedPython(t)
+	url, counter, rewrite := liveHTTPStore(t)
+	m := mountStore(t, url, "--live", "1s")
 	data := filepath.Join(m.dir, "a", "data")
 	want := int32Bytes(40000, 1)
 	sameBytes(t, "a/data before", run(t, "cat", data), want)
 	if n := counter.take(); n["GET 200"] != 10 || len(n) != 1 {
 		t.Fatalf("the first read of a's 10 chunks: %v; want 10 GETs", n)
 	}
-	peertest.RunPython(t, program, store, "after")
+	rewrite()
 	for i := range 4000 {
 		v := uint32(-int32(i))
 		copy(want[4*(12000+i):], []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)})
