@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	nethttp "net/http"
@@ -168,5 +169,38 @@ func TestIcechunkRemote(t *testing.T) {
 		if got := string(mustZarrfs(t, "ls", store)); !strings.Contains(got, "group1/") {
 			t.Errorf("%s: ls: %s", store, got)
 		}
+	}
+}
+
+// TestIcechunkServed: `zarrfs serve webdav` of a repository shows all of
+// it, as the mount does (branches/, tags/, snapshots/ and the root's
+// info.txt), and a branch is a tree.
+func TestIcechunkServed(t *testing.T) {
+	tr := icechunktest.Write(t, 2, false)
+	s := startServe(t, "webdav", tr.Dir)
+	get := func(path string) string {
+		t.Helper()
+		resp, err := nethttp.Get(s.url(t) + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != nethttp.StatusOK {
+			t.Fatalf("GET %s: %v %s", path, err, resp.Status)
+		}
+		return string(b)
+	}
+	index := get("")
+	for _, name := range []string{"branches/", "tags/", "snapshots/", "info.txt"} {
+		if !strings.Contains(index, name) {
+			t.Errorf("the served root does not list %s:\n%s", name, index)
+		}
+	}
+	if info := get("info.txt"); !strings.Contains(info, "Repository initialized") {
+		t.Errorf("the served root's info.txt lists no snapshots:\n%s", info)
+	}
+	if got := get("branches/main/"); !strings.Contains(got, "info.txt") {
+		t.Errorf("branches/main/ is not a tree:\n%s", got)
 	}
 }

@@ -153,16 +153,8 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 	if abs, err := filepath.Abs(mountpoint); err == nil {
 		mountpoint = abs
 	}
-	m.sf.logf = logger.Printf
-	m.sf.whole = true // an Icechunk repository shows all its references
-	m.sf.live = m.mf.live > 0
-	openCtx, e, opened := cancelOnSignal(ctx, e)
-	o, err := openHierarchy(openCtx, spec, m.sf, m.mf.options())
-	opened()
+	o, e, err := openServed(ctx, e, spec, m.sf, &m.mf, logger)
 	if err != nil {
-		if cause := context.Cause(openCtx); cause != nil {
-			return fmt.Errorf("%v while opening %s: stopped", cause, spec)
-		}
 		return err
 	}
 	defer o.close()
@@ -191,6 +183,27 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 	}
 	defer startProfile(logger)()
 	return serve(e, srv, mountpoint, m.mf.grace, logger, nil)
+}
+
+// openServed opens STORE for a front end that serves it until told to
+// stop, the mount or `zarrfs serve`: the whole of an Icechunk repository
+// (branches/, tags/, snapshots/) unless --ref names one, live when --live
+// says so, and SIGINT or SIGTERM while the store is being opened stop it
+// (see cancelOnSignal, whose env it returns).
+func openServed(ctx context.Context, e *env, spec string, sf *storeFlags, mf *mountFlags, logger *log.Logger) (*opened, *env, error) {
+	sf.logf = logger.Printf
+	sf.whole = true
+	sf.live = mf.live > 0
+	openCtx, e, done := cancelOnSignal(ctx, e)
+	o, err := openHierarchy(openCtx, spec, sf, mf.options())
+	done()
+	if err != nil {
+		if cause := context.Cause(openCtx); cause != nil {
+			return nil, e, fmt.Errorf("%v while opening %s: stopped", cause, spec)
+		}
+		return nil, e, err
+	}
+	return o, e, nil
 }
 
 // cancelOnSignal returns a context that SIGINT or SIGTERM cancels until

@@ -101,14 +101,8 @@ func (s *serveSpec) run(ctx context.Context, e *env, spec string) error {
 		return err
 	}
 	defer closeLog()
-	s.sf.logf = logger.Printf
-	openCtx, e, opened := cancelOnSignal(ctx, e)
-	o, err := openHierarchy(openCtx, spec, s.sf, s.mf.options())
-	opened()
+	o, e, err := openServed(ctx, e, spec, s.sf, &s.mf, logger)
 	if err != nil {
-		if cause := context.Cause(openCtx); cause != nil {
-			return fmt.Errorf("%v while opening %s: stopped", cause, spec)
-		}
 		return err
 	}
 	defer o.close()
