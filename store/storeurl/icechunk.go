@@ -31,18 +31,25 @@ func Icechunk(ctx context.Context, spec string, st store.Store, opts Options) (s
 	if _, ok := st.(*icechunk.Tree); ok || !icechunk.Detect(ctx, st) {
 		return st, nil
 	}
-	vopts := opts
-	vopts.plain = true
 	r, err := icechunk.Open(ctx, st, icechunk.Options{
 		AllowFile: !isRemoteSpec(spec),
-		OpenURL: func(ctx context.Context, base string) (store.Store, error) {
-			return open(ctx, base, vopts)
-		},
+		OpenURL:   opts.openReferenced,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", spec, err)
 	}
 	return r.Tree(), nil
+}
+
+// openReferenced opens the store at base (file:///DIR, http(s)://HOST,
+// s3://BUCKET) that a virtual reference points into (Kerchunk's
+// references, Icechunk's virtual chunks) as Open opens a STORE with the
+// same options, read-only and as it is: no reference set or repository
+// is looked for in it.
+func (o Options) openReferenced(ctx context.Context, base string) (store.Store, error) {
+	o.plain = true
+	o.Writable = false
+	return open(ctx, base, o)
 }
 
 // isRemoteSpec reports whether spec names an HTTP(S) or S3 store.

@@ -42,20 +42,10 @@ func (o Options) refsOptions(name string, base *url.URL) kerchunk.Options {
 
 // refsOpener opens the stores that references point into, as the
 // command line would open them (remote ones under the same timeout,
-// retries and limits).
+// retries and limits): openReferenced, as for Icechunk's virtual chunks.
 func (o Options) refsOpener() kerchunk.Opener {
 	return func(ctx context.Context, root *url.URL) (store.Store, error) {
-		ro := o
-		ro.Writable = false
-		switch root.Scheme {
-		case "file":
-			return dir.Open(root.Path, dir.Options{ReadOnly: true})
-		case "http", "https":
-			return openHTTP(ctx, root.String(), ro)
-		case "s3":
-			return openS3(ctx, "s3://"+root.Host, ro)
-		}
-		return nil, fmt.Errorf("%w %q", ErrUnsupportedScheme, root.Scheme)
+		return o.openReferenced(ctx, root.String())
 	}
 }
 
