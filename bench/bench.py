@@ -515,7 +515,7 @@ def bench_scale(out):
 def bench_tree(out):
     d = os.path.join(BENCH_DIR, "tree-%d" % TREE)
     warm(d)
-    again = "ls -lR again on the same mount (the kernel keeps the ACL answers)"
+    again = "ls -lR again on the same mount"
     res = {"find": [], "ls -lR": [], again: []}
     for _ in range(ROUNDS):
         for name, cmd in (("find", ["find"]), ("ls -lR", ["ls", "-lR"])):

@@ -507,11 +507,11 @@ func (d *dirNode) xattrs(ctx context.Context) (xattrs, error) {
 }
 
 // Getxattr reads a user.zarr.* attribute. Other names (ls -l asks for
-// security.selinux and system.posix_acl_* of every entry) are ENODATA at
-// once, with no lookup of the node, even in a live mount.
+// security.selinux and system.posix_acl_* of every entry) are answered at
+// once by notOurs, with no lookup of the node, even in a live mount.
 func (d *dirNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
 	if !ours(attr) {
-		return 0, syscall.ENODATA
+		return 0, notOurs(attr)
 	}
 	x, err := d.xattrs(ctx)
 	if err != nil {

@@ -168,7 +168,7 @@ func (n *fileNode) xattrs() xattrs {
 // Getxattr reads a user.zarr.* attribute.
 func (n *fileNode) Getxattr(_ context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
 	if !ours(attr) {
-		return 0, syscall.ENODATA
+		return 0, notOurs(attr)
 	}
 	return n.xattrs().get(attr, dest)
 }

@@ -93,17 +93,15 @@ func newRawFS(h *zarr.Hierarchy, root *zarr.Node, cfg Config, logger *log.Logger
 		GID:             cfg.GID,
 		RootStableAttr:  &gofs.StableAttr{Ino: rootIno},
 		MountOptions: fuse.MountOptions{
-			FsName:     cfg.FsName,
-			Name:       "zarrfs",
-			Options:    []string{"ro"},
-			AllowOther: cfg.AllowOther,
-			// FUSE_POSIX_ACL: the kernel keeps each inode's answer to
-			// system.posix_acl_* (ENODATA: no ACL), which ls -l asks for
-			// every entry, instead of asking again at every ls (ENOTSUP
-			// is not kept; ENOSYS would end getxattr for the whole mount,
-			// user.zarr.* too). It implies default_permissions: the kernel
-			// checks the modes, which say what zarrfs allows anyway.
-			EnableAcl:    true,
+			FsName: cfg.FsName,
+			Name:   "zarrfs",
+			// default_permissions: the kernel checks the modes, which
+			// say what zarrfs allows. No FUSE_POSIX_ACL: zarrfs has no
+			// ACLs, and its getxattr answers system.posix_acl_* with
+			// EOPNOTSUPP (notOurs), which ls -l takes as "no ACLs on this
+			// device" and stops asking.
+			Options:      []string{"ro", "default_permissions"},
+			AllowOther:   cfg.AllowOther,
 			MaxWrite:     maxRead,
 			MaxReadAhead: maxRead,
 			// Replies are slices of decoded chunks in memory, which

@@ -18,6 +18,19 @@ type xattrs []view.Xattr
 // file) are answered without making the node's attributes.
 func ours(name string) bool { return strings.HasPrefix(name, view.XattrPrefix) }
 
+// notOurs answers getxattr(2) for a name outside the user namespace
+// without making the node's attributes: EOPNOTSUPP, as a file system
+// without security labels or POSIX ACLs answers. ls -l asks for
+// security.selinux and system.posix_acl_* of every entry, and coreutils
+// stops asking on a device once it answers so, where ENODATA would cost a
+// round trip per entry and name. Other user.* names are ENODATA.
+func notOurs(name string) syscall.Errno {
+	if strings.HasPrefix(name, "user.") {
+		return syscall.ENODATA
+	}
+	return syscall.EOPNOTSUPP
+}
+
 // get answers getxattr(2): the value of name copied to dest, or its size
 // when dest is empty; ERANGE when dest is too small, ENODATA when there is
 // no such attribute.

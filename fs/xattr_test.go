@@ -39,8 +39,8 @@ func TestXattrProtocol(t *testing.T) {
 }
 
 // TestForeignXattrsNoLookup: the attributes ls -l asks for of every entry
-// (security.selinux, system.posix_acl_access and _default) are ENODATA
-// without a lookup: no renewal of a live mount's hierarchy (a store
+// (security.selinux, system.posix_acl_access and _default) are EOPNOTSUPP,
+// and other user.* names ENODATA, without a lookup: no renewal of a live mount's hierarchy (a store
 // request), no node's attributes made (a view).
 func TestForeignXattrsNoLookup(t *testing.T) {
 	ctx := context.Background()
@@ -70,13 +70,22 @@ func TestForeignXattrsNoLookup(t *testing.T) {
 	m.snaps = live
 	dir := newDirNode(m, v, arr)
 	buf := make([]byte, 256)
-	for _, name := range []string{"security.selinux", "system.posix_acl_access", "system.posix_acl_default", "trusted.x"} {
+	for _, c := range []struct {
+		name string
+		want syscall.Errno
+	}{
+		{"security.selinux", syscall.EOPNOTSUPP},
+		{"system.posix_acl_access", syscall.EOPNOTSUPP},
+		{"system.posix_acl_default", syscall.EOPNOTSUPP},
+		{"trusted.x", syscall.EOPNOTSUPP},
+		{"user.other", syscall.ENODATA},
+	} {
 		for _, dest := range [][]byte{nil, buf} {
-			if _, errno := dir.Getxattr(ctx, name, dest); errno != syscall.ENODATA {
-				t.Errorf("directory: %s: %v, want ENODATA", name, errno)
+			if _, errno := dir.Getxattr(ctx, c.name, dest); errno != c.want {
+				t.Errorf("directory: %s: %v, want %v", c.name, errno, c.want)
 			}
-			if _, errno := file.Getxattr(ctx, name, dest); errno != syscall.ENODATA {
-				t.Errorf("data: %s: %v, want ENODATA", name, errno)
+			if _, errno := file.Getxattr(ctx, c.name, dest); errno != c.want {
+				t.Errorf("data: %s: %v, want %v", c.name, errno, c.want)
 			}
 		}
 	}

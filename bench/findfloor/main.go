@@ -8,9 +8,9 @@
 // the floor under zarrfs's figure (bench/bench.py, BENCH.md). With -stat
 // it is the floor of ls -lR too: files' entries carry their attributes (as
 // zarrfs's do while a reader stats what it lists), files can be looked up,
-// and getxattr answers ENODATA (ls asks every entry for security.selinux
-// and system.posix_acl_access) with the kernel keeping the ACL answers
-// (FUSE_POSIX_ACL), as zarrfs does.
+// and getxattr answers EOPNOTSUPP (ls asks for security.selinux and
+// system.posix_acl_access, and stops asking on a device that answers so),
+// as zarrfs does.
 //
 //	findfloor [-stat] -groups 100 -arrays 100 MOUNTPOINT
 //
@@ -120,10 +120,10 @@ func (t *tree) setFileEntry(dir uint64, k int, out *fuse.EntryOut) {
 	fileAttr(out.NodeId, &out.Attr)
 }
 
-// GetXAttr: no attribute has a value (the ACL answers are kept by the
-// kernel; ENOSYS would stop all getxattr, which zarrfs cannot do).
+// GetXAttr: attributes are not supported, as zarrfs answers the names ls
+// asks for (ENOSYS would stop all getxattr, which zarrfs cannot do).
 func (t *tree) GetXAttr(<-chan struct{}, *fuse.InHeader, string, []byte) (uint32, fuse.Status) {
-	return 0, fuse.ENODATA
+	return 0, fuse.Status(syscall.EOPNOTSUPP)
 }
 
 func (t *tree) ListXAttr(<-chan struct{}, *fuse.InHeader, []byte) (uint32, fuse.Status) {
@@ -176,8 +176,8 @@ func main() {
 	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2) + 2)
 	t := &tree{RawFileSystem: fuse.NewDefaultRawFileSystem(), groups: *groups, arrays: *arrays, stat: *stat}
 	srv, err := fuse.NewServer(t, flag.Arg(0), &fuse.MountOptions{
-		FsName: "findfloor", Name: "findfloor", Options: []string{"ro"},
-		DisableSplice: true, DirectMount: os.Geteuid() == 0, EnableAcl: *stat,
+		FsName: "findfloor", Name: "findfloor", Options: []string{"ro", "default_permissions"},
+		DisableSplice: true, DirectMount: os.Geteuid() == 0,
 		ExtraCapabilities: fuse.CAP_NO_OPENDIR_SUPPORT,
 	})
 	if err != nil {
