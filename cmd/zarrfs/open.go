@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
+	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/diskcache"
@@ -264,4 +267,53 @@ func isRemote(spec string) bool {
 		return true
 	}
 	return false
+}
+
+// openServed opens STORE for a front end that serves it until told to
+// stop, the mount or `zarrfs serve`: the whole of an Icechunk repository
+// (branches/, tags/, snapshots/) unless --ref names one, live when --live
+// says so, and SIGINT or SIGTERM while the store is being opened stop it
+// (see cancelOnSignal, whose env it returns).
+func openServed(ctx context.Context, e *env, spec string, sf *storeFlags, mf *mountFlags, logger *log.Logger) (*opened, *env, error) {
+	sf.logf = logger.Printf
+	sf.whole = true
+	sf.live = mf.live > 0
+	openCtx, e, done := cancelOnSignal(ctx, e)
+	o, err := openHierarchy(openCtx, spec, sf, mf.options())
+	done()
+	if err != nil {
+		if cause := context.Cause(openCtx); cause != nil {
+			return nil, e, fmt.Errorf("%v while opening %s: stopped", cause, spec)
+		}
+		return nil, e, err
+	}
+	return o, e, nil
+}
+
+// cancelOnSignal returns a context that SIGINT or SIGTERM cancels until
+// opened is called, so that a store that does not answer (with no
+// --store-timeout) does not hold the command after it is told to stop, and
+// an env whose signals are e's: each signal also goes on to serve.
+func cancelOnSignal(ctx context.Context, e *env) (_ context.Context, _ *env, opened func()) {
+	if e.signals == nil {
+		return ctx, e, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	var opening atomic.Bool
+	opening.Store(true)
+	fwd := make(chan os.Signal, 2)
+	go func() {
+		for sig := range e.signals {
+			if opening.Load() {
+				cancel(fmt.Errorf("%v", sig))
+			}
+			select {
+			case fwd <- sig:
+			default:
+			}
+		}
+	}()
+	e2 := *e
+	e2.signals = fwd
+	return ctx, &e2, func() { opening.Store(false) }
 }
