@@ -43,20 +43,35 @@ type env struct {
 	stdout, stderr io.Writer
 	signals        <-chan os.Signal
 	args           []string // the command line, which a daemon runs again in its child
+	// root is the command tree (newRoot), for the commands that print
+	// help, completion scripts or man pages of it.
+	root *cobra.Command
 }
 
-// command is a subcommand. To add one, write a command value beside the
-// code it runs (see lsCommand in inspect.go) and add it to commands below:
-// its help, completion and man page follow from its fields and flags.
+// command is a command of zarrfs: the root (the mount(8) form,
+// mountFormCommand) and every subcommand are declared the same way. To add
+// one, write a command value beside the code it runs (see lsCommand in
+// inspect.go) and add it to commands below: its help, completion and man
+// page follow from its fields and flags.
 type command struct {
 	name    string
 	args    string // usage after the name
 	short   string // one line for the overview
 	summary string // the description in the command's own help
 	// flags registers the subcommand's flags; run gets the positional
-	// arguments after they are parsed.
+	// arguments after they are parsed. A command with sub has none.
 	flags func(fl *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error
 	nargs [2]int // minimum and maximum number of positional arguments
+
+	// Optional.
+	sub       []command // subcommands (serve's protocols); the command itself runs none
+	validArgs []string  // the only words the positional arguments may be; completion offers them
+	hidden    bool      // left out of -h (man, which make install runs)
+	// checkArgs checks the positional arguments instead of nargs, and
+	// complete says what completion offers after the given ones (files
+	// unless it says otherwise): the mount(8) form's.
+	checkArgs func(args []string) error
+	complete  func(args []string) cobra.ShellCompDirective
 }
 
 // commands are the subcommands, in the order -h lists them. Add new ones
@@ -74,6 +89,9 @@ var commands = []command{
 	cacheCommand,
 	demoCommand,
 	versionCommand,
+	serveCommand,
+	completionCommand,
+	manCommand,
 }
 
 func main() {
@@ -190,7 +208,8 @@ func suggestion(root *cobra.Command, args []string) string {
 // mount(8) form (mountform.go), with every subcommand under it.
 func newRoot(e *env) *cobra.Command {
 	cobra.EnableCommandSorting = false // -h lists commands in their order
-	root := mountFormCommand(e)
+	root := mountFormCommand.cobra(e)
+	e.root = root
 	// zarrfs(1) and -h say what a mount holds, as zarrfs-mount(1) does.
 	root.Long = strings.TrimRight(root.Long, "\n") + "\n\n" + mountLayout
 	root.SetOut(e.stdout)
@@ -205,19 +224,39 @@ func newRoot(e *env) *cobra.Command {
 	for _, c := range commands {
 		root.AddCommand(c.cobra(e))
 	}
-	root.AddCommand(serveCommand(e), completionCommand(), manCommand())
 	return root
 }
 
-// cobra returns the cobra command that runs c.
+// cobra returns the cobra command that runs c, with its subcommands.
 func (c command) cobra(e *env) *cobra.Command {
 	cc := &cobra.Command{
-		Use:   c.name + " " + c.args,
-		Short: c.short,
-		Long:  c.summary,
-		Args:  nargs(c.nargs[0], c.nargs[1], c.args),
+		Use:       strings.TrimSpace(c.name + " " + c.args),
+		Short:     c.short,
+		Long:      c.summary,
+		Args:      nargs(c.nargs[0], c.nargs[1], c.args),
+		ValidArgs: c.validArgs,
+		Hidden:    c.hidden,
+	}
+	switch {
+	case c.sub != nil:
+		cc.Args = cobra.NoArgs // cobra: unknown command "x" for "zarrfs serve"
+	case c.checkArgs != nil:
+		cc.Args = func(_ *cobra.Command, args []string) error { return c.checkArgs(args) }
+	case c.validArgs != nil:
+		cc.Args = cobra.MatchAll(cc.Args, cobra.OnlyValidArgs)
+	}
+	if c.complete != nil {
+		cc.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return nil, c.complete(args)
+		}
 	}
 	cc.Flags().SortFlags = false
+	for _, sub := range c.sub {
+		cc.AddCommand(sub.cobra(e))
+	}
+	if c.flags == nil {
+		return cc
+	}
 	fn := c.flags(cc.Flags())
 	cc.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := fn(cmd.Context(), e, args); err != nil {

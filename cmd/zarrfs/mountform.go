@@ -92,59 +92,53 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 	return serve(e, srv, mountpoint, m.mf.grace, logger, nil)
 }
 
-// mountFormCommand returns the root command, which is also the mount(8)
-// form: `zarrfs STORE MOUNTPOINT -o OPTIONS`, as mount.fuse3 runs it for
+// mountFormCommand is the root command, which is also the mount(8) form:
+// `zarrfs STORE MOUNTPOINT -o OPTIONS`, as mount.fuse3 runs it for
 // `mount -t fuse.zarrfs` and fstab lines of type fuse.zarrfs.
-func mountFormCommand(e *env) *cobra.Command {
-	m := mountSpec{daemon: true}
-	var foreground bool
-	cmd := &cobra.Command{
-		Use:   "zarrfs STORE MOUNTPOINT [-o OPT[,OPT...]] [-f]",
-		Short: "mount Zarr hierarchies read-only: every array becomes a file of decoded bytes",
-		Long: "zarrfs mounts Zarr hierarchies read-only: every array becomes a file of decoded bytes.\n\n" +
-			"zarrfs STORE MOUNTPOINT mounts STORE and returns once the mount answers, serving it as a\n" +
-			"daemon (-f: in the foreground) that logs to --log-file or syslog (without one, to\n" +
-			"$XDG_STATE_HOME/zarrfs/zarrfs.log, or /var/log/zarrfs.log for root). It is what\n" +
-			"`mount -t fuse.zarrfs STORE MOUNTPOINT -o OPTIONS` and fstab lines run, such as\n\n" +
-			"    STORE  MOUNTPOINT  fuse.zarrfs  defaults,cache_size=2GiB,_netdev,nofail  0  0\n\n" +
-			"The mount is read-only whatever the options say: the rw that mount(8) passes when ro\n" +
-			"is absent mounts read-only with one notice. umount, fusermount3 -u and SIGTERM end it.\n\n" +
-			"STORE is a directory, a .zip file, an http(s):// URL or s3://bucket/prefix; PATH a node such as sub/temp.",
-		Args: func(_ *cobra.Command, args []string) error {
-			switch len(args) {
-			case 0, 2:
-				return nil
-			case 1:
-				return fmt.Errorf("unknown command %q", args[0])
-			}
-			return fmt.Errorf("want arguments STORE MOUNTPOINT, got %d", len(args))
-		},
-		// Completion offers the subcommands and files for STORE, then
-		// directories for MOUNTPOINT.
-		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			switch len(args) {
-			case 0:
-				return nil, cobra.ShellCompDirectiveDefault
-			case 1:
-				return nil, cobra.ShellCompDirectiveFilterDirs
-			}
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+var mountFormCommand = command{
+	name: "zarrfs", args: "STORE MOUNTPOINT [-o OPT[,OPT...]] [-f]",
+	short: "mount Zarr hierarchies read-only: every array becomes a file of decoded bytes",
+	summary: "zarrfs mounts Zarr hierarchies read-only: every array becomes a file of decoded bytes.\n\n" +
+		"zarrfs STORE MOUNTPOINT mounts STORE and returns once the mount answers, serving it as a\n" +
+		"daemon (-f: in the foreground) that logs to --log-file or syslog (without one, to\n" +
+		"$XDG_STATE_HOME/zarrfs/zarrfs.log, or /var/log/zarrfs.log for root). It is what\n" +
+		"`mount -t fuse.zarrfs STORE MOUNTPOINT -o OPTIONS` and fstab lines run, such as\n\n" +
+		"    STORE  MOUNTPOINT  fuse.zarrfs  defaults,cache_size=2GiB,_netdev,nofail  0  0\n\n" +
+		"The mount is read-only whatever the options say: the rw that mount(8) passes when ro\n" +
+		"is absent mounts read-only with one notice. umount, fusermount3 -u and SIGTERM end it.\n\n" +
+		"STORE is a directory, a .zip file, an http(s):// URL or s3://bucket/prefix; PATH a node such as sub/temp.",
+	checkArgs: func(args []string) error {
+		switch len(args) {
+		case 0, 2:
+			return nil
+		case 1:
+			return fmt.Errorf("unknown command %q", args[0])
+		}
+		return fmt.Errorf("want arguments STORE MOUNTPOINT, got %d", len(args))
+	},
+	// Completion offers the subcommands and files for STORE, then
+	// directories for MOUNTPOINT.
+	complete: func(args []string) cobra.ShellCompDirective {
+		switch len(args) {
+		case 0:
+			return cobra.ShellCompDirectiveDefault
+		case 1:
+			return cobra.ShellCompDirectiveFilterDirs
+		}
+		return cobra.ShellCompDirectiveNoFileComp
+	},
+	flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
+		m := mountSpec{daemon: true}
+		var foreground bool
+		m.register(fl)
+		fl.BoolVarP(&foreground, "foreground", "f", false, "stay in the foreground (as zarrfs mount does), logging to standard error")
+		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) == 0 {
-				cmd.Help()
+				e.root.Help()
 				return errNoArgs
 			}
 			m.daemon = !foreground
-			if err := m.run(cmd.Context(), e, args[0], args[1]); err != nil {
-				return runError{err}
-			}
-			return nil
-		},
-	}
-	fl := cmd.Flags()
-	fl.SortFlags = false
-	m.register(fl)
-	fl.BoolVarP(&foreground, "foreground", "f", false, "stay in the foreground (as zarrfs mount does), logging to standard error")
-	return cmd
+			return m.run(ctx, e, args[0], args[1])
+		}
+	},
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	netserve "github.com/zarrfs/zarrfs/serve"
@@ -48,32 +47,30 @@ func (s *serveSpec) register(fl *pflag.FlagSet) {
 }
 
 // serveCommand is `zarrfs serve`, whose subcommands are the protocols.
-func serveCommand(e *env) *cobra.Command {
-	cc := &cobra.Command{
-		Use:   "serve webdav|nfs [flags] STORE",
-		Short: "serve STORE's tree over WebDAV/HTTP or NFSv3, where FUSE is not (read-only)",
-		Long: "Serve the tree a mount of STORE shows, read-only and unauthenticated, over WebDAV/HTTP\n" +
-			"(browsers, curl, GDAL /vsicurl/, fsspec, rclone, Finder, Windows Explorer) or NFSv3 with\n" +
-			"its MOUNT protocol on the same port (the Linux and macOS kernels' own clients, libnfs).\n" +
-			"Listens on 127.0.0.1 unless --addr and --allow-remote say otherwise; SIGINT or SIGTERM stops.",
-		Args: cobra.NoArgs,
+var serveCommand = command{
+	name: "serve", args: "webdav|nfs [flags] STORE",
+	short: "serve STORE's tree over WebDAV/HTTP or NFSv3, where FUSE is not (read-only)",
+	summary: "Serve the tree a mount of STORE shows, read-only and unauthenticated, over WebDAV/HTTP\n" +
+		"(browsers, curl, GDAL /vsicurl/, fsspec, rclone, Finder, Windows Explorer) or NFSv3 with\n" +
+		"its MOUNT protocol on the same port (the Linux and macOS kernels' own clients, libnfs).\n" +
+		"Listens on 127.0.0.1 unless --addr and --allow-remote say otherwise; SIGINT or SIGTERM stops.",
+	sub: []command{
+		serveProtocol("webdav", "serve STORE over WebDAV/HTTP (read-only; 127.0.0.1:8080 unless --addr)"),
+		serveProtocol("nfs", "serve STORE over NFSv3 + MOUNT on one port (read-only; 127.0.0.1:2049 unless --addr)"),
+	},
+}
+
+// serveProtocol is `zarrfs serve PROTO`.
+func serveProtocol(proto, short string) command {
+	return command{
+		name: proto, args: "[flags] STORE", nargs: [2]int{1, 1}, short: short,
+		summary: short + ".\nPrints how to mount or open it, then serves until SIGINT or SIGTERM.",
+		flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
+			s := &serveSpec{proto: proto}
+			s.register(fl)
+			return func(ctx context.Context, e *env, args []string) error { return s.run(ctx, e, args[0]) }
+		},
 	}
-	for _, p := range []struct{ proto, short string }{
-		{"webdav", "serve STORE over WebDAV/HTTP (read-only; 127.0.0.1:8080 unless --addr)"},
-		{"nfs", "serve STORE over NFSv3 + MOUNT on one port (read-only; 127.0.0.1:2049 unless --addr)"},
-	} {
-		c := command{
-			name: p.proto, args: "[flags] STORE", nargs: [2]int{1, 1}, short: p.short,
-			summary: p.short + ".\nPrints how to mount or open it, then serves until SIGINT or SIGTERM.",
-			flags: func(fl *pflag.FlagSet) func(context.Context, *env, []string) error {
-				s := &serveSpec{proto: p.proto}
-				s.register(fl)
-				return func(ctx context.Context, e *env, args []string) error { return s.run(ctx, e, args[0]) }
-			},
-		}
-		cc.AddCommand(c.cobra(e))
-	}
-	return cc
 }
 
 // checkAddr refuses an address that is not loopback unless allowed.
