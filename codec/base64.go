@@ -40,7 +40,7 @@ func (Base64) Decode(data []byte, decodedSize int) ([]byte, error) {
 	out := make([]byte, base64.StdEncoding.DecodedLen(len(data)))
 	n, err := base64.StdEncoding.Decode(out, data)
 	if err != nil {
-		return nil, Corruptf("base64", "%v", err)
+		return nil, Corruptf("base64", "%w", err)
 	}
 	if err := checkSize("base64", n, decodedSize); err != nil {
 		return nil, err

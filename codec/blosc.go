@@ -221,10 +221,15 @@ func (Blosc) DecodeParts(ctx context.Context, r RangeReader, decoded ArraySpec, 
 	return nil
 }
 
-// bloscError turns an error of package blosc into this package's kinds.
+// bloscError turns an error of package blosc into this package's kinds,
+// keeping it as the cause: a *blosc.Error's reason is the message.
 func bloscError(err error) error {
-	if errors.Is(err, blosc.ErrUnsupported) {
-		return Unsupportedf("%v", err)
+	var be *blosc.Error
+	switch {
+	case errors.Is(err, blosc.ErrUnsupported):
+		return Unsupportedf("%w", err)
+	case errors.As(err, &be):
+		return &CorruptError{Codec: "blosc", Reason: be.Reason, Err: err}
 	}
-	return Corruptf("blosc", "%s", strings.TrimPrefix(err.Error(), blosc.ErrCorrupt.Error()+": "))
+	return Corruptf("blosc", "%w", err)
 }

@@ -229,7 +229,7 @@ func (c ScaleOffset) apply(chunk []byte, spec ArraySpec, decode bool) ([]byte, e
 	for k := 0; k < len(chunk); k += t.size {
 		v, err := t.scaleOffset(t.load(chunk[k:]), off, scale, decode)
 		if err != nil {
-			return nil, Corruptf("scale_offset", "element %d: %v", k/t.size, err)
+			return nil, Corruptf("scale_offset", "element %d: %w", k/t.size, err)
 		}
 		t.store(out[k:], v)
 	}
@@ -425,7 +425,7 @@ next:
 		}
 		r, err := c.convert(v, from, to)
 		if err != nil {
-			return nil, Corruptf("cast_value", "element %d: %v", e, err)
+			return nil, Corruptf("cast_value", "element %d: %w", e, err)
 		}
 		to.store(out[e*to.size:], r)
 	}

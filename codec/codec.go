@@ -39,31 +39,55 @@ var (
 	ErrUnsupported = errors.New("unsupported")
 )
 
-// CorruptError describes corrupt input to a codec. It matches ErrCorrupt.
+// CorruptError describes corrupt input to a codec. It matches ErrCorrupt
+// and unwraps to its cause, when another error was (a decompressor's, a
+// parser's), so that errors.Is and errors.As see through it.
 type CorruptError struct {
 	Codec  string
-	Reason string
+	Reason string // what is wrong, the cause's message included
+	Err    error  // the cause, or nil
 }
 
 func (e *CorruptError) Error() string        { return e.Codec + ": corrupt data: " + e.Reason }
 func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+func (e *CorruptError) Unwrap() error        { return e.Err }
 
-// Corruptf returns a *CorruptError for codec with a formatted reason.
+// Corruptf returns a *CorruptError for codec with a formatted reason; an
+// error formatted with %w is its cause.
 func Corruptf(codec, format string, args ...any) error {
-	return &CorruptError{Codec: codec, Reason: fmt.Sprintf(format, args...)}
+	reason, cause := formatCause(format, args)
+	return &CorruptError{Codec: codec, Reason: reason, Err: cause}
 }
 
-// UnsupportedError names what is not supported. It matches ErrUnsupported.
+// UnsupportedError names what is not supported. It matches ErrUnsupported
+// and unwraps to its cause, if any.
 type UnsupportedError struct {
 	What string // e.g. `codec "foo"`, `blosc cname "snappy2"`
+	Err  error  // the cause, or nil
 }
 
 func (e *UnsupportedError) Error() string        { return "unsupported " + e.What }
 func (e *UnsupportedError) Is(target error) bool { return target == ErrUnsupported }
+func (e *UnsupportedError) Unwrap() error        { return e.Err }
 
-// Unsupportedf returns an *UnsupportedError.
+// Unsupportedf returns an *UnsupportedError; an error formatted with %w is
+// its cause.
 func Unsupportedf(format string, args ...any) error {
-	return &UnsupportedError{What: fmt.Sprintf(format, args...)}
+	what, cause := formatCause(format, args)
+	return &UnsupportedError{What: what, Err: cause}
+}
+
+// formatCause formats as fmt.Errorf does and returns the message and the
+// errors %w wrapped (joined when more than one).
+func formatCause(format string, args []any) (string, error) {
+	err := fmt.Errorf(format, args...)
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return err.Error(), u.Unwrap()
+	case interface{ Unwrap() []error }:
+		return err.Error(), errors.Join(u.Unwrap()...)
+	}
+	return err.Error(), nil
 }
 
 // DataType is what a codec needs to know of the array's element type.

@@ -136,7 +136,7 @@ func (c *Conditional) Decode(data []byte, decodedSize int) ([]byte, error) {
 		in := c.codecs[i]
 		out, err := in.Decode(data, sizes[i])
 		if err != nil {
-			return nil, Corruptf(conditionalName, "codecs[%d] %s: %v", i, in.Name(), err)
+			return nil, Corruptf(conditionalName, "codecs[%d] %s: %w", i, in.Name(), err)
 		}
 		if sizes[i] >= 0 && len(out) != sizes[i] {
 			return nil, Corruptf(conditionalName, "codecs[%d] %s decoded %d bytes, want %d", i, in.Name(), len(out), sizes[i])

@@ -189,7 +189,7 @@ func inflateResult(name string, dst []byte, n int, err error) error {
 	case errors.Is(err, inflate.ErrTooLong):
 		return Corruptf(name, "decodes to more than %d bytes", len(dst))
 	case err != nil:
-		return Corruptf(name, "after %d bytes: %v", n, err)
+		return Corruptf(name, "after %d bytes: %w", n, err)
 	case n != len(dst):
 		return Corruptf(name, "decoded %d bytes, want %d", n, len(dst))
 	}
@@ -207,7 +207,7 @@ func gzipReader(data []byte) (io.Reader, func(), error) {
 		err = r.Reset(bytes.NewReader(data))
 	}
 	if err != nil {
-		return nil, nil, Corruptf("gzip", "%v", err)
+		return nil, nil, Corruptf("gzip", "%w", err)
 	}
 	return r, func() { gzipSpec.readers.Put(r) }, nil
 }
@@ -223,7 +223,7 @@ func zlibReader(data []byte) (io.Reader, func(), error) {
 		err = r.(zlib.Resetter).Reset(bytes.NewReader(data), nil)
 	}
 	if err != nil {
-		return nil, nil, Corruptf("zlib", "%v", err)
+		return nil, nil, Corruptf("zlib", "%w", err)
 	}
 	return r, func() { zlibSpec.readers.Put(r) }, nil
 }

@@ -72,7 +72,7 @@ func (c JSON2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 	// marked strings here, and bare again in the elements (pyNumbers).
 	data, marked := markPyNumbers(data)
 	if err := json.Unmarshal(data, &items); err != nil {
-		return nil, Corruptf(c.ID, "%v", err)
+		return nil, Corruptf(c.ID, "%w", err)
 	}
 	tail := 2
 	if c.ID == "json" {
@@ -83,7 +83,7 @@ func (c JSON2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 	}
 	var dtype string
 	if err := json.Unmarshal(items[len(items)-tail], &dtype); err != nil {
-		return nil, Corruptf(c.ID, "type: %v", err)
+		return nil, Corruptf(c.ID, "type: %w", err)
 	}
 	if dtype != "|O" {
 		return nil, Unsupportedf("%s data of type %q", c.ID, dtype)
@@ -97,12 +97,12 @@ func (c JSON2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 		// numbers, never begin with '[').
 		var err error
 		if shape, err = nestedShape(items[:len(items)-tail], n); err != nil {
-			return nil, Corruptf(c.ID, "%v", err)
+			return nil, Corruptf(c.ID, "%w", err)
 		}
 	} else {
 		shape = nil
 		if err := json.Unmarshal(items[len(items)-1], &shape); err != nil {
-			return nil, Corruptf(c.ID, "shape: %v", err)
+			return nil, Corruptf(c.ID, "shape: %w", err)
 		}
 		if len(shape) == 0 {
 			return nil, Corruptf(c.ID, "no shape")
@@ -129,7 +129,7 @@ func (c JSON2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 			if depth < len(shape)-1 {
 				var sub []json.RawMessage
 				if err := json.Unmarshal(raw, &sub); err != nil {
-					return Corruptf(c.ID, "dimension %d: %v", depth+1, err)
+					return Corruptf(c.ID, "dimension %d: %w", depth+1, err)
 				}
 				if err := walk(sub, depth+1); err != nil {
 					return err
@@ -139,7 +139,7 @@ func (c JSON2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 			if object {
 				b, err := objectJSON(raw)
 				if err != nil {
-					return Corruptf(c.ID, "%v", err)
+					return Corruptf(c.ID, "%w", err)
 				}
 				if marked {
 					b = unmarkPyNumbers(b)
@@ -152,7 +152,7 @@ func (c JSON2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 				return Unsupportedf("%s element %.20s that is not a string in an array of %s", c.ID, raw, decoded.DataType.Name)
 			}
 			if err := json.Unmarshal(raw, &s); err != nil {
-				return Corruptf(c.ID, "%v", err)
+				return Corruptf(c.ID, "%w", err)
 			}
 			elems = append(elems, s)
 		}

@@ -49,7 +49,7 @@ func readExactInto(r io.Reader, name string, dst []byte) error {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return Corruptf(name, "decoded %d bytes, want %d", n, len(dst))
 		}
-		return Corruptf(name, "after %d bytes: %v", n, err)
+		return Corruptf(name, "after %d bytes: %w", n, err)
 	}
 	var one [1]byte
 	switch m, err := io.ReadFull(r, one[:]); {
@@ -58,7 +58,7 @@ func readExactInto(r io.Reader, name string, dst []byte) error {
 	case errors.Is(err, io.EOF):
 		return nil
 	default:
-		return Corruptf(name, "%v", err)
+		return Corruptf(name, "%w", err)
 	}
 }
 
@@ -97,7 +97,7 @@ func readUnknown(r io.Reader, name string, limit int) ([]byte, error) {
 			break
 		}
 		if err != nil {
-			return nil, Corruptf(name, "after %d bytes: %v", len(buf), err)
+			return nil, Corruptf(name, "after %d bytes: %w", len(buf), err)
 		}
 	}
 	if len(buf) > limit {

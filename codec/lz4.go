@@ -80,7 +80,7 @@ func (c LZ4) Decode(data []byte, decodedSize int) ([]byte, error) {
 	out := make([]byte, size)
 	n, err := lz4.UncompressBlock(block, out)
 	if err != nil {
-		return nil, Corruptf("lz4", "%v", err)
+		return nil, Corruptf("lz4", "%w", err)
 	}
 	if int64(n) != size {
 		return nil, Corruptf("lz4", "decoded %d bytes, header says %d", n, size)
@@ -100,7 +100,7 @@ func (LZ4) DecodeInto(dst, data []byte) error {
 	}
 	n, err := lz4.UncompressBlock(data[4:], dst)
 	if err != nil {
-		return Corruptf("lz4", "%v", err)
+		return Corruptf("lz4", "%w", err)
 	}
 	if n != len(dst) {
 		return Corruptf("lz4", "decoded %d bytes, header says %d", n, len(dst))

@@ -257,7 +257,7 @@ func (c LZMA) Decode(data []byte, decodedSize int) ([]byte, error) {
 		r, err = lzma.NewReader(io.MultiReader(bytes.NewReader(h), bytes.NewReader(data)))
 	}
 	if err != nil {
-		return nil, Corruptf("lzma", "%v", err)
+		return nil, Corruptf("lzma", "%w", err)
 	}
 	out, err := readExact(r, "lzma", decodedSize)
 	if err != nil {

@@ -115,7 +115,7 @@ func (c MsgPack2) Decode(data []byte, decoded ArraySpec) ([]byte, error) {
 		if _, ok := err.(*UnsupportedError); ok {
 			return err
 		}
-		return Corruptf("msgpack2", "%v", err)
+		return Corruptf("msgpack2", "%w", err)
 	}
 	top, rest, err := mpParse(data, 0)
 	if err != nil {

@@ -76,7 +76,7 @@ func xzDecode(data []byte, decodedSize int) ([]byte, error) {
 	}
 	checkID, blocks, err := xzParse(data, limit)
 	if err != nil {
-		return nil, Corruptf("lzma", "xz: %v", err)
+		return nil, Corruptf("lzma", "xz: %w", err)
 	}
 	total := 0
 	for _, b := range blocks {
@@ -95,7 +95,7 @@ func xzDecode(data []byte, decodedSize int) ([]byte, error) {
 			if errors.Is(err, ErrUnsupported) {
 				return nil, err
 			}
-			return nil, Corruptf("lzma", "xz: block %d: %v", i, err)
+			return nil, Corruptf("lzma", "xz: block %d: %w", i, err)
 		}
 		pos += b.size
 	}

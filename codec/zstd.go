@@ -137,7 +137,7 @@ var _ DecoderInto = Zstd{}
 // more than len(dst) bytes fails before it is decoded).
 func (Zstd) DecodeInto(dst, data []byte) error {
 	if err := izstd.DecodeInto(dst, data); err != nil {
-		return Corruptf("zstd", "%v", err)
+		return Corruptf("zstd", "%w", err)
 	}
 	return nil
 }

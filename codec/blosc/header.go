@@ -34,12 +34,34 @@ var (
 	ErrUnsupported = errors.New("blosc: unsupported")
 )
 
-func corruptf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
+// Error is the error of this package: its Kind (ErrCorrupt or
+// ErrUnsupported), what is wrong, and the cause when another error was (an
+// inner codec's). It matches its Kind and unwraps to its cause.
+type Error struct {
+	Kind   error
+	Reason string // what is wrong, the cause's message included
+	Err    error  // the cause, or nil
 }
 
-func unsupportedf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrUnsupported}, args...)...)
+func (e *Error) Error() string { return e.Kind.Error() + ": " + e.Reason }
+
+// Unwrap returns the Kind and the cause, for errors.Is and errors.As.
+func (e *Error) Unwrap() []error {
+	if e.Err == nil {
+		return []error{e.Kind}
+	}
+	return []error{e.Kind, e.Err}
+}
+
+func corruptf(format string, args ...any) error { return newError(ErrCorrupt, format, args) }
+
+func unsupportedf(format string, args ...any) error { return newError(ErrUnsupported, format, args) }
+
+// newError formats as fmt.Errorf does; an error formatted with %w is the
+// cause.
+func newError(kind error, format string, args []any) error {
+	err := fmt.Errorf(format, args...)
+	return &Error{Kind: kind, Reason: err.Error(), Err: errors.Unwrap(err)}
 }
 
 // HeaderSize is the size of the Blosc1 chunk header.
@@ -86,18 +108,6 @@ type Header struct {
 
 // Memcpyed reports whether the payload is the decoded data stored raw.
 func (h Header) Memcpyed() bool { return h.Flags&flagMemcpyed != 0 }
-
-// Shuffle returns the shuffle filter the header records. Memcpyed chunks
-// ignore it.
-func (h Header) Shuffle() Shuffle {
-	switch {
-	case h.Flags&flagShuffle != 0:
-		return ByteShuffle
-	case h.Flags&flagBitShuffle != 0:
-		return BitShuffle
-	}
-	return NoShuffle
-}
 
 // Compressor returns the inner codec that wrote the streams. LZ4 and LZ4HC
 // write the same format and both read as LZ4.
