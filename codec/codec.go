@@ -33,10 +33,10 @@ import (
 var (
 	// ErrCorrupt marks data a codec cannot decode: bad headers, wrong sizes,
 	// checksum mismatches, truncated streams.
-	ErrCorrupt = errors.New("corrupt data")
+	ErrCorrupt = errors.New("codec: corrupt data")
 	// ErrUnsupported marks a codec, configuration or data type zarrfs does
 	// not implement.
-	ErrUnsupported = errors.New("unsupported")
+	ErrUnsupported = errors.New("codec: unsupported")
 )
 
 // CorruptError describes corrupt input to a codec. It matches ErrCorrupt

@@ -17,7 +17,7 @@ import (
 const callerCheck = 100 * time.Millisecond
 
 // errCallerGone is the cause of a read cancelled because its caller exited.
-var errCallerGone = errors.New("the reading process has exited")
+var errCallerGone = errors.New("fs: the reading process has exited")
 
 // whileCallerLives returns ctx cancelled once the process that sent the
 // request (the FUSE header's pid) no longer exists, checked every

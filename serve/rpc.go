@@ -42,7 +42,7 @@ const maxRecord = 1<<20 + 64<<10
 const maxReadCount = 1 << 20
 
 // errRecordTooLarge closes a connection whose request is over maxRecord.
-var errRecordTooLarge = errors.New("rpc: record too large")
+var errRecordTooLarge = errors.New("serve: RPC record too large")
 
 // rpcListener wraps the connections it accepts in rpcConns.
 type rpcListener struct {

@@ -31,7 +31,7 @@ const (
 // ErrBadPath is a path that cannot name anything in the tree: one with a
 // "." or ".." segment, a NUL or backslash, or a name or path over the
 // limits.
-var ErrBadPath = errors.New("path outside the tree or malformed")
+var ErrBadPath = errors.New("serve: path outside the tree or malformed")
 
 // maxCachedDirs bounds the listings a Tree keeps: past it they are
 // dropped and made again when asked for (which reads nothing from the

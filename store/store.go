@@ -39,7 +39,7 @@ import (
 var ErrNotExist = fs.ErrNotExist
 
 // ErrReadOnly is returned by a Writer whose store was opened read-only.
-var ErrReadOnly = errors.New("store is read-only")
+var ErrReadOnly = errors.New("store: read-only")
 
 // ByteRange selects part of a value. The zero value selects nothing (zero
 // bytes from offset 0); All selects the whole value.
@@ -155,7 +155,7 @@ func (info Info) Validates() bool { return info.ETag != "" || !info.ModTime.IsZe
 
 // ErrNotModified is returned by InfoGetter.GetIfChanged for a value that
 // has not changed.
-var ErrNotModified = errors.New("not modified")
+var ErrNotModified = errors.New("store: not modified")
 
 // Stater is implemented by stores that can describe a value without reading it.
 type Stater interface {

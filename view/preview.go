@@ -30,7 +30,7 @@ const (
 
 // errOverBudget is why a preview cannot be read: the array, or for a
 // level of an OME-Zarr pyramid every level, is over the budget.
-var errOverBudget = errors.New("over the preview budget")
+var errOverBudget = errors.New("view: over the preview budget")
 
 // numericTypes maps the data types a preview draws to their element
 // decoders: the element's little-endian bytes to a value (complex numbers

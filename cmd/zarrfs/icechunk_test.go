@@ -68,7 +68,7 @@ func TestIcechunkRefs(t *testing.T) {
 		if code, out, errOut := runCLI(t, "info", "--ref", "v1", tr.Dir, "group1/small"); code != 0 || !strings.Contains(out, "int8") {
 			t.Errorf("spec %d: info --ref v1: status %d: %s%s", spec, code, out, errOut)
 		}
-		if code, _, errOut := runCLI(t, "ls", "--ref", "nope", tr.Dir); code != 1 || !strings.Contains(errOut, `"nope": no such branch, tag or snapshot`) {
+		if code, _, errOut := runCLI(t, "ls", "--ref", "nope", tr.Dir); code != 1 || !strings.Contains(errOut, `"nope": icechunk: no such branch, tag or snapshot`) {
 			t.Errorf("spec %d: --ref nope: status %d: %s", spec, code, errOut)
 		}
 	}

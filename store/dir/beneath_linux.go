@@ -35,7 +35,7 @@ type beneath struct {
 
 // errEscapes is the error of a key whose resolution leaves the root: not
 // ErrNotExist, so that it is reported rather than read as a missing value.
-var errEscapes = errors.New("path escapes from the store's directory")
+var errEscapes = errors.New("dir: path escapes from the store's directory")
 
 func openBeneath(path string) (*beneath, error) {
 	fd, err := unix.Open(path, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)

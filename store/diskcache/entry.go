@@ -73,7 +73,7 @@ func headerInfo(h *header, info store.Info) {
 }
 
 // errCorrupt reports an entry file that must not be served.
-var errCorrupt = errors.New("corrupt cache entry")
+var errCorrupt = errors.New("diskcache: corrupt cache entry")
 
 // encode returns the head of the file holding h and data: what precedes
 // data in it (data follows unchanged, not copied).

@@ -128,7 +128,7 @@ func rootTable(buf []byte) table {
 	return checkTable(buf, n)
 }
 
-var errTruncated = errors.New("truncated FlatBuffer")
+var errTruncated = errors.New("icechunk: truncated FlatBuffer")
 
 // checkTable returns the table at pos, its vtable checked to lie in buf.
 func checkTable(buf []byte, pos flatbuffers.UOffsetT) table {

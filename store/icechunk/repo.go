@@ -65,7 +65,7 @@ type manEntry struct {
 
 // ErrNotRepo matches the error of Open for a store that holds no
 // Icechunk repository.
-var ErrNotRepo = errors.New("not an Icechunk repository")
+var ErrNotRepo = errors.New("icechunk: not a repository")
 
 // Detect reports whether st holds an Icechunk repository: a spec 2 repo
 // info file at "repo" (its magic), or a spec 1 main branch at
@@ -193,7 +193,7 @@ func maps(m map[string]ID) map[string]ID {
 
 // ErrNoRef matches the error for a branch, tag or snapshot id that the
 // repository does not have.
-var ErrNoRef = errors.New("no such branch, tag or snapshot")
+var ErrNoRef = errors.New("icechunk: no such branch, tag or snapshot")
 
 // Resolve returns the snapshot a branch, tag or snapshot id names
 // (branches first, then tags, then ids).
@@ -400,7 +400,7 @@ func (r *Repo) evict() {
 // ErrChanged matches the error of reading a virtual chunk whose object no
 // longer has the ETag, or was modified after the time, its reference
 // recorded.
-var ErrChanged = errors.New("virtual chunk's object changed since it was referenced")
+var ErrChanged = errors.New("icechunk: virtual chunk's object changed since it was referenced")
 
 // readRef returns the bytes of chunk reference c.
 func (r *Repo) readRef(ctx context.Context, c *ChunkRef, br store.ByteRange) ([]byte, error) {
@@ -477,7 +477,7 @@ func (r *Repo) readVirtual(ctx context.Context, c *ChunkRef, br store.ByteRange)
 
 // ErrRefused matches the error for a virtual reference to a URL this
 // repository may not read.
-var ErrRefused = errors.New("virtual chunk URL refused")
+var ErrRefused = errors.New("icechunk: virtual chunk URL refused")
 
 // virtualStore returns the store and key of a virtual chunk's URL.
 func (r *Repo) virtualStore(ctx context.Context, loc string) (store.Store, string, error) {

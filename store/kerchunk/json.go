@@ -16,7 +16,7 @@ import (
 
 // ErrNotReferences is matched by the error of OpenJSON for a document that
 // is not a reference set (not a JSON object, or of an unknown version).
-var ErrNotReferences = errors.New("not a kerchunk reference set")
+var ErrNotReferences = errors.New("kerchunk: not a reference set")
 
 // OpenJSON reads a JSON reference file (version 0 or 1) whose bytes are
 // data. A malformed reference makes only its own key fail; a document that

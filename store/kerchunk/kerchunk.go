@@ -53,11 +53,11 @@ import (
 
 // ErrBadReference is matched (errors.Is) by every error about one
 // reference: its syntax, its URL, its range or reading its target.
-var ErrBadReference = errors.New("bad kerchunk reference")
+var ErrBadReference = errors.New("kerchunk: bad reference")
 
 // ErrNotAllowed is matched by the error of a reference whose URL the
 // options do not allow (a local file named by a remote reference set).
-var ErrNotAllowed = errors.New("reference not allowed")
+var ErrNotAllowed = errors.New("kerchunk: reference not allowed")
 
 // MaxReference bounds the bytes one reference may select (a whole-file
 // reference included): a chunk is never that large, and a hostile

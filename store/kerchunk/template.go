@@ -138,7 +138,7 @@ func (p *parser) accept(op string) bool {
 	return false
 }
 
-var errTooComplex = errors.New("expression too long")
+var errTooComplex = errors.New("kerchunk: expression too long")
 
 // expr := term (("+" | "-" | "~") term)*
 func (p *parser) expr() (value, error) {

@@ -22,7 +22,7 @@ import (
 
 // ErrUnsupportedScheme is returned (wrapped) for a URL whose scheme zarrfs
 // cannot open.
-var ErrUnsupportedScheme = errors.New("unsupported store URL scheme")
+var ErrUnsupportedScheme = errors.New("storeurl: unsupported store URL scheme")
 
 // Options configures Open.
 type Options struct {

@@ -29,7 +29,7 @@ type CreateOptions struct {
 // ErrWriteOnce is returned by Writer.Set for a key already written and by
 // Writer.Delete for a key already written: members of an archive being
 // streamed cannot be replaced or removed.
-var ErrWriteOnce = errors.New("zip writer: a member cannot be replaced or deleted once written")
+var ErrWriteOnce = errors.New("zip: a member cannot be replaced or deleted once written")
 
 // Writer streams a new zip archive: each Set appends a member, Close writes
 // the central directory. It implements store.Writer and io.Closer and is
@@ -105,7 +105,7 @@ func (w *Writer) Set(ctx context.Context, key string, value []byte) error {
 }
 
 // errClosed is returned for writes after Close.
-var errClosed = errors.New("archive already closed")
+var errClosed = errors.New("zip: archive already closed")
 
 // Delete succeeds for a key that was never written (there is nothing to
 // delete) and fails with ErrWriteOnce for one that was.

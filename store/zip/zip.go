@@ -113,7 +113,7 @@ type offsetProbe struct {
 	at             int64
 }
 
-var errProbe = errors.New("zip store: offset probe")
+var errProbe = errors.New("zip: offset probe")
 
 func (p *offsetProbe) ReadAt(b []byte, off int64) (int, error) {
 	if !p.probing {

@@ -25,7 +25,7 @@ import (
 )
 
 // ErrInvalidMetadata marks a metadata document that is not valid for its format.
-var ErrInvalidMetadata = errors.New("invalid metadata")
+var ErrInvalidMetadata = errors.New("meta: invalid metadata")
 
 // Format is the Zarr format a node is stored in.
 type Format int
