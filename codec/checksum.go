@@ -33,12 +33,6 @@ type Checksum32 struct {
 	AtStart   bool
 }
 
-// NewChecksum32 returns the checksum codec named algorithm with the
-// checksum at its default place.
-func NewChecksum32(algorithm string) Checksum32 {
-	return Checksum32{Algorithm: algorithm, AtStart: algorithm != "crc32c"}
-}
-
 func checksumFactory(algorithm string, atStart bool) Factory {
 	return func(cfg Config) (Codec, error) {
 		c := Checksum32{Algorithm: algorithm, AtStart: atStart}

@@ -87,3 +87,9 @@ func TestLookup3(t *testing.T) {
 }
 
 func FuzzJenkinsLookup3Decode(f *testing.F) { fuzzBytesToBytes(f, JenkinsLookup3{InitVal: 7}) }
+
+// newChecksum32 (for tests) returns the checksum codec named algorithm with the
+// checksum at its default place.
+func newChecksum32(algorithm string) Checksum32 {
+	return Checksum32{Algorithm: algorithm, AtStart: algorithm != "crc32c"}
+}

@@ -243,11 +243,11 @@ func TestCompressorFixtures(t *testing.T) {
 func FuzzGzipDecode(f *testing.F)       { fuzzBytesToBytes(f, Gzip{Level: 1}) }
 func FuzzZlibDecode(f *testing.F)       { fuzzBytesToBytes(f, Zlib{Level: 1}) }
 func FuzzZstdDecode(f *testing.F)       { fuzzBytesToBytes(f, Zstd{Checksum: true}) }
-func FuzzCRC32CDecode(f *testing.F)     { fuzzBytesToBytes(f, NewChecksum32("crc32c")) }
+func FuzzCRC32CDecode(f *testing.F)     { fuzzBytesToBytes(f, newChecksum32("crc32c")) }
 func FuzzLZ4Decode(f *testing.F)        { fuzzBytesToBytes(f, LZ4{}) }
 func FuzzBZ2Decode(f *testing.F)        { fuzzBytesToBytes(f, BZ2{Level: 1}) }
-func FuzzCRC32Decode(f *testing.F)      { fuzzBytesToBytes(f, NewChecksum32("crc32")) }
-func FuzzAdler32Decode(f *testing.F)    { fuzzBytesToBytes(f, NewChecksum32("adler32")) }
+func FuzzCRC32Decode(f *testing.F)      { fuzzBytesToBytes(f, newChecksum32("crc32")) }
+func FuzzAdler32Decode(f *testing.F)    { fuzzBytesToBytes(f, newChecksum32("adler32")) }
 func FuzzFletcher32Decode(f *testing.F) { fuzzBytesToBytes(f, Fletcher32{}) }
 func FuzzLZMADecode(f *testing.F)       { fuzzBytesToBytes(f, mustNew(f, `{"id":"lzma"}`).(BytesToBytes)) }
 func FuzzLZMAChainDecode(f *testing.F) {
