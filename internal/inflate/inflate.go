@@ -258,8 +258,12 @@ type decoder struct {
 	lens    [numLitlen + numDist]uint8
 }
 
+// corrupt reports reason at the first input byte not yet consumed whole:
+// the zero bytes fed past the end (overread) are not input, so a stream
+// that ran out is reported at its end, never before its start.
 func (d *decoder) corrupt(reason string) error {
-	return &CorruptError{Offset: d.pos - int(d.nbits/8), Reason: reason}
+	real := max(int(d.nbits)-8*d.overread, 0)
+	return &CorruptError{Offset: d.pos - real/8, Reason: reason}
 }
 
 const errTruncated = "input ends before the last block does"

@@ -101,15 +101,20 @@ func TestDecodeSizes(t *testing.T) {
 	}
 }
 
-// TestTruncated: every proper prefix of a stream fails.
+// TestTruncated: every proper prefix of a stream fails, at an offset
+// within the prefix.
 func TestTruncated(t *testing.T) {
 	data := samples()["floats-100000"][:20000]
 	for _, level := range []int{0, 1, 9} {
 		enc := deflate(t, data, level)
 		dst := make([]byte, len(data))
 		for cut := range len(enc) {
-			if _, _, err := Decode(dst, enc[:cut]); err == nil {
+			_, _, err := Decode(dst, enc[:cut])
+			if err == nil {
 				t.Fatalf("level %d: %d of %d bytes decode without error", level, cut, len(enc))
+			}
+			if ce, ok := err.(*CorruptError); ok && (ce.Offset < 0 || ce.Offset > cut) {
+				t.Fatalf("level %d: %d of %d bytes: %v: offset outside the input", level, cut, len(enc), err)
 			}
 		}
 	}
