@@ -27,7 +27,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/zarrfs/zarrfs/internal/jsonplain"
+	"github.com/zarrfs/zarrfs/internal/pyjson"
 )
 
 var (
@@ -225,7 +225,7 @@ func (c Config) Decode(codec, key string, v any) (bool, error) {
 			return true, nil
 		}
 	case *string:
-		if chars, ok := jsonplain.String(raw); ok {
+		if chars, ok := pyjson.String(raw); ok {
 			*p = string(chars)
 			return true, nil
 		}

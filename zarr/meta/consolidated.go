@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/zarrfs/zarrfs/internal/pyjson"
 )
 
 // This file reads consolidated metadata (v2 .zmetadata, the v3 root's
@@ -36,7 +38,7 @@ type ConsolidatedEntry struct {
 func TopMember(docName string, doc []byte, name string) ([]byte, error) {
 	var v []byte
 	err := walkObject(docName, doc, func(n []byte, escaped bool, value []byte) {
-		if !escaped && string(n) == name || escaped && unescapedName(n) == name {
+		if !escaped && string(n) == name || escaped && pyjson.UnescapedName(n) == name {
 			v = value
 		}
 	})
@@ -66,7 +68,7 @@ func ConsolidatedEntries(docName string, obj []byte, max int) ([]ConsolidatedEnt
 			return // refused below
 		}
 		if escaped {
-			n = []byte(unescapedName(n))
+			n = []byte(pyjson.UnescapedName(n))
 		}
 		spans = append(spans, span{len(names), len(n)})
 		names = append(names, n...)
@@ -109,67 +111,13 @@ func FindConsolidated(entries []ConsolidatedEntry, key string) []byte {
 	return entries[i].Doc
 }
 
-// walkObject calls fn for each member of the JSON object doc (white
-// space around it allowed): its name as it stands between the quotes
-// (escaped tells whether it holds an escape or a byte beyond ASCII, for
-// unescapedName), and its value, sub-slices of doc. It refuses, with
-// ErrInvalidMetadata, anything that is not one JSON object.
+// walkObject is pyjson.Walk, its error saying which document and matching
+// ErrInvalidMetadata.
 func walkObject(docName string, doc []byte, fn func(name []byte, escaped bool, value []byte)) error {
-	bad := func(i int, what string) error {
-		return fmt.Errorf("%w: %s is not a JSON object: %s at byte %d", ErrInvalidMetadata, docName, what, i)
+	if err := pyjson.Walk(doc, fn); err != nil {
+		return fmt.Errorf("%w: %s is not a JSON object: %v", ErrInvalidMetadata, docName, err)
 	}
-	i := skipSpace(doc, 0)
-	if i >= len(doc) || doc[i] != '{' {
-		return bad(i, "no object")
-	}
-	i = skipSpace(doc, i+1)
-	if i < len(doc) && doc[i] == '}' {
-		if skipSpace(doc, i+1) != len(doc) {
-			return bad(i+1, "data after the object")
-		}
-		return nil
-	}
-	for {
-		end, plain, ok := scanString(doc, i)
-		if !ok {
-			return bad(i, "bad member name")
-		}
-		name := doc[i+1 : end-1]
-		if i = skipSpace(doc, end); i >= len(doc) || doc[i] != ':' {
-			return bad(i, "no colon")
-		}
-		start := skipSpace(doc, i+1)
-		if i, ok = skipValue(doc, start, 1); !ok {
-			return bad(i, "bad value")
-		}
-		fn(name, !plain, doc[start:i:i])
-		if i = skipSpace(doc, i); i >= len(doc) {
-			return bad(i, "unterminated object")
-		}
-		switch doc[i] {
-		case '}':
-			if skipSpace(doc, i+1) != len(doc) {
-				return bad(i+1, "data after the object")
-			}
-			return nil
-		case ',':
-			i = skipSpace(doc, i+1)
-		default:
-			return bad(i, "no comma")
-		}
-	}
-}
-
-// unescapedName returns the member name n (as it stands between its
-// quotes, checked by scanString) as encoding/json decodes it.
-func unescapedName(n []byte) string {
-	var s string
-	q := make([]byte, 0, len(n)+2)
-	q = append(append(append(q, '"'), n...), '"')
-	if json.Unmarshal(q, &s) != nil {
-		return string(bytes.ToValidUTF8(n, []byte("\uFFFD")))
-	}
-	return s
+	return nil
 }
 
 // ConsolidatedDocument returns the document doc, a value of consolidated
@@ -177,82 +125,10 @@ func unescapedName(n []byte) string {
 // bare NaN and Infinity as strings (as DecodeObject reads them).
 func ConsolidatedDocument(doc []byte, indent string) ([]byte, error) {
 	var b bytes.Buffer
-	if err := json.Indent(&b, pythonJSON(doc), "", indent); err != nil {
+	if err := json.Indent(&b, pyjson.Turn(doc), "", indent); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-// skipValue checks the JSON value at doc[i] (not white space), the
-// depth-th nested, and returns the index just after it. It takes bare
-// NaN, Infinity and -Infinity, as Python writes them, and any string
-// (scanString); nesting beyond maxScanDepth is refused.
-func skipValue(doc []byte, i, depth int) (int, bool) {
-	if i >= len(doc) || depth > maxScanDepth {
-		return i, false
-	}
-	switch c := doc[i]; {
-	case c == '{' || c == '[':
-		return skipContainer(doc, i, depth)
-	case c == '"':
-		end, _, ok := scanString(doc, i)
-		return end, ok
-	case c == '-' && i+1 < len(doc) && doc[i+1] == 'I':
-		return literal(doc, i, "-Infinity")
-	case c == '-' || c >= '0' && c <= '9':
-		var s scanner
-		s.doc = doc
-		return s.number(i)
-	case c == 't':
-		return literal(doc, i, "true")
-	case c == 'f':
-		return literal(doc, i, "false")
-	case c == 'n':
-		return literal(doc, i, "null")
-	case c == 'N':
-		return literal(doc, i, "NaN")
-	case c == 'I':
-		return literal(doc, i, "Infinity")
-	}
-	return i, false
-}
-
-// skipContainer checks the object or list at doc[i] for skipValue.
-func skipContainer(doc []byte, i, depth int) (int, bool) {
-	closing, object := byte(']'), doc[i] == '{'
-	if object {
-		closing = '}'
-	}
-	i = skipSpace(doc, i+1)
-	if i < len(doc) && doc[i] == closing {
-		return i + 1, true
-	}
-	for {
-		var ok bool
-		if object {
-			if i, _, ok = scanString(doc, i); !ok {
-				return i, false
-			}
-			if i = skipSpace(doc, i); i >= len(doc) || doc[i] != ':' {
-				return i, false
-			}
-			i = skipSpace(doc, i+1)
-		}
-		if i, ok = skipValue(doc, i, depth+1); !ok {
-			return i, false
-		}
-		if i = skipSpace(doc, i); i >= len(doc) {
-			return i, false
-		}
-		switch doc[i] {
-		case closing:
-			return i + 1, true
-		case ',':
-			i = skipSpace(doc, i+1)
-		default:
-			return i, false
-		}
-	}
 }
 
 // WithoutMember returns the object doc without its member name (a new
@@ -262,7 +138,7 @@ func skipContainer(doc []byte, i, depth int) (int, bool) {
 func WithoutMember(docName string, doc []byte, name string) ([]byte, error) {
 	out := []byte{'{'}
 	err := walkObject(docName, doc, func(n []byte, escaped bool, value []byte) {
-		if !escaped && string(n) == name || escaped && unescapedName(n) == name {
+		if !escaped && string(n) == name || escaped && pyjson.UnescapedName(n) == name {
 			return
 		}
 		if len(out) > 1 {

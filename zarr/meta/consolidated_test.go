@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/zarrfs/zarrfs/internal/pyjson"
 )
 
 func TestConsolidatedEntries(t *testing.T) {
@@ -28,7 +30,7 @@ func TestConsolidatedEntries(t *testing.T) {
 		{"bad value", `{"a": nul}`, nil, true},
 		{"bad name", `{a: 1}`, nil, true},
 		{"no colon", `{"a" 1}`, nil, true},
-		{"too deep", `{"a": ` + strings.Repeat("[", maxScanDepth+2) + strings.Repeat("]", maxScanDepth+2) + `}`, nil, true},
+		{"too deep", `{"a": ` + strings.Repeat("[", pyjson.MaxDepth+2) + strings.Repeat("]", pyjson.MaxDepth+2) + `}`, nil, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			es, err := ConsolidatedEntries("test", []byte(c.obj), 0)
@@ -137,7 +139,7 @@ func TestCompactInPlace(t *testing.T) {
 		b := []byte(doc)
 		got := string(CompactInPlace(b))
 		var want bytes.Buffer
-		if json.Compact(&want, pythonJSON([]byte(doc))) == nil && string(pythonJSON([]byte(got))) != want.String() {
+		if json.Compact(&want, pyjson.Turn([]byte(doc))) == nil && string(pyjson.Turn([]byte(got))) != want.String() {
 			t.Errorf("CompactInPlace(%q) = %q, want %q", doc, got, want.String())
 		}
 	}
@@ -168,7 +170,7 @@ func FuzzConsolidatedEntries(f *testing.F) {
 			return
 		}
 		for i, e := range es {
-			if !json.Valid(pythonJSON(e.Doc)) {
+			if !json.Valid(pyjson.Turn(e.Doc)) {
 				t.Errorf("entry %q: %q is not JSON", e.Key, e.Doc)
 			}
 			if i > 0 && es[i-1].Key >= e.Key {

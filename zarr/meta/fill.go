@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/zarrfs/zarrfs/internal/pyjson"
 )
 
 // parseFillValue turns a fill_value of format v2 or v3 into one element of
@@ -264,19 +266,8 @@ func jsonInteger(raw []byte) bool {
 	if len(raw) > 0 && raw[0] == '-' {
 		i++
 	}
-	j := digits(raw, i)
+	j := pyjson.Digits(raw, i)
 	return j == len(raw) && j > i && (raw[i] != '0' || j == i+1)
-}
-
-// jsonNumber reports whether raw is a JSON number.
-func jsonNumber(raw []byte) bool {
-	if len(raw) == 0 {
-		return false
-	}
-	var s scanner
-	s.doc = raw
-	end, ok := s.number(0)
-	return ok && end == len(raw)
 }
 
 // floatValue reads a float fill value as encoding/json would: the string
@@ -284,14 +275,14 @@ func jsonNumber(raw []byte) bool {
 // neither). Plain strings and numbers are read without encoding/json.
 func floatValue(raw json.RawMessage) (s string, n json.Number, isString bool, err error) {
 	s, isString = plainString(raw)
-	if !isString && !jsonNumber(raw) {
+	if !isString && !pyjson.IsNumber(raw) {
 		isString = json.Unmarshal(raw, &s) == nil
 	}
 	if isString {
 		return s, "", true, nil
 	}
 	n = json.Number(raw) // a plain JSON number, as encoding/json reads it
-	if !jsonNumber(raw) {
+	if !pyjson.IsNumber(raw) {
 		if err := json.Unmarshal(raw, &n); err != nil {
 			return "", "", false, fmt.Errorf("not a number")
 		}

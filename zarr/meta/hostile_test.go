@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/zarrfs/zarrfs/internal/peertest"
+	"github.com/zarrfs/zarrfs/internal/pyjson"
 )
 
 // hostileSeeds returns the files of zarr/testdata/hostile/meta (whose
@@ -72,13 +73,13 @@ func FuzzDecodeObject(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		if json.Valid(doc) {
-			fast, slow := checkMemberNames(doc), memberNamesByTokens(doc)
+			fast, slow := pyjson.CheckNames(doc), memberNamesByTokens(doc)
 			if (fast == nil) != (slow == nil) {
 				t.Fatalf("checkMemberNames: %v; by tokens: %v", fast, slow)
 			}
 			sameMembers(t, doc)
-			if !bytes.Equal(pythonJSON(doc), doc) {
-				t.Fatalf("pythonJSON changed valid JSON %q to %q", doc, pythonJSON(doc))
+			if !bytes.Equal(pyjson.Turn(doc), doc) {
+				t.Fatalf("pythonJSON changed valid JSON %q to %q", doc, pyjson.Turn(doc))
 			}
 		}
 		sameAsSlowly(t, doc)
@@ -89,7 +90,7 @@ func FuzzDecodeObject(f *testing.F) {
 			}
 			return
 		}
-		if obj == nil || !json.Valid(pythonJSON(doc)) {
+		if obj == nil || !json.Valid(pyjson.Turn(doc)) {
 			t.Fatalf("accepted %q", doc)
 		}
 		folded := map[string]bool{}
@@ -111,7 +112,7 @@ func sameAsSlowly(t *testing.T, doc []byte) {
 	if _, checked, err := decodeObject("doc", doc, false); fmt.Sprint(err) != fmt.Sprint(gotErr) || !bytes.Equal(checked, gotDoc) {
 		t.Fatalf("decodeObject(%q) without members: %q, %v; with: %q, %v", doc, checked, err, gotDoc, gotErr)
 	}
-	wantDoc := pythonJSON(doc)
+	wantDoc := pyjson.Turn(doc)
 	want, wantErr := decodeObjectSlowly("doc", wantDoc)
 	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 		t.Fatalf("decodeObject(%q): error %v, slowly %v", doc, gotErr, wantErr)
@@ -154,16 +155,16 @@ func sameMembers(t *testing.T, doc []byte) {
 	t.Helper()
 	var want map[string]json.RawMessage
 	err := json.Unmarshal(doc, &want)
-	got, ok := splitObject(doc)
+	got, ok := pyjson.Split(doc)
 	if ok != (err == nil && want != nil) {
-		t.Fatalf("splitObject(%q): ok %v; encoding/json: %v, %v", doc, ok, want, err)
+		t.Fatalf("pyjson.Split(%q): ok %v; encoding/json: %v, %v", doc, ok, want, err)
 	}
 	if len(got) != len(want) {
-		t.Fatalf("splitObject(%q): %d members, encoding/json %d", doc, len(got), len(want))
+		t.Fatalf("pyjson.Split(%q): %d members, encoding/json %d", doc, len(got), len(want))
 	}
 	for k, v := range want {
 		if g, found := got[k]; !found || !bytes.Equal(g, v) {
-			t.Fatalf("splitObject(%q): member %q is %q, encoding/json %q", doc, k, g, v)
+			t.Fatalf("pyjson.Split(%q): member %q is %q, encoding/json %q", doc, k, g, v)
 		}
 	}
 }

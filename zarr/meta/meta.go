@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/zarrfs/zarrfs/codec"
-	"github.com/zarrfs/zarrfs/internal/jsonplain"
+	"github.com/zarrfs/zarrfs/internal/pyjson"
 )
 
 // parseDims parses a list of non-negative (positive when positive is set)
@@ -61,14 +61,14 @@ func plainDims(raw []byte, positive bool) (dims []int64, ok bool) {
 	}
 	var buf [MaxRank]int64
 	n := 0
-	i := skipSpace(raw, 1)
+	i := pyjson.SkipSpace(raw, 1)
 	if raw[i] != ']' {
 		for {
 			j := i
 			if raw[j] == '-' {
 				j++
 			}
-			k := digits(raw, j)
+			k := pyjson.Digits(raw, j)
 			if k == j || raw[j] == '0' && k > j+1 || n == MaxRank {
 				return nil, false
 			}
@@ -78,13 +78,13 @@ func plainDims(raw []byte, positive bool) (dims []int64, ok bool) {
 			}
 			buf[n] = v
 			n++
-			if i = skipSpace(raw, k); raw[i] == ']' {
+			if i = pyjson.SkipSpace(raw, k); raw[i] == ']' {
 				break
 			}
 			if raw[i] != ',' {
 				return nil, false
 			}
-			i = skipSpace(raw, i+1)
+			i = pyjson.SkipSpace(raw, i+1)
 		}
 	}
 	if i != len(raw)-1 {
@@ -117,7 +117,7 @@ type v2Codec struct {
 func parseV2Codec(what string, raw json.RawMessage) (v2Codec, error) {
 	// A usual codec object is read in one pass (scanObject), as encoding/json
 	// reads it; any other the general way below.
-	if obj, outcome := scanObject(raw); outcome == scanned {
+	if obj, outcome := scanObject(raw); outcome == pyjson.Scanned {
 		if id, ok := plainString(obj["id"]); ok && id != "" {
 			delete(obj, "id")
 			return v2Codec{id: id, cfg: obj}, nil
@@ -259,10 +259,10 @@ func plainJSONValue(v []byte) bool {
 }
 
 // plainString returns the string the JSON string raw stands for when it
-// is plain (jsonplain.String), interned; ok is false for anything else,
+// is plain (pyjson.String), interned; ok is false for anything else,
 // which the caller reads with json.Unmarshal.
 func plainString(raw []byte) (s string, ok bool) {
-	chars, ok := jsonplain.String(raw)
+	chars, ok := pyjson.String(raw)
 	if !ok {
 		return "", false
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/internal/pyjson"
 )
 
 // TestSplitObject: splitObject splits documents as encoding/json decodes
@@ -65,7 +66,7 @@ func TestCheckMemberNamesMany(t *testing.T) {
 			if n < 2 && strings.Contains(c.err, `"m`) {
 				continue // no m0 and m1 to repeat
 			}
-			err := checkMemberNames([]byte(doc))
+			err := pyjson.CheckNames([]byte(doc))
 			if got := fmt.Sprint(err); (c.err == "") != (err == nil) || c.err != "" && got != c.err {
 				t.Errorf("%d members + %s: %v, want %q", n, c.extra, err, c.err)
 			}

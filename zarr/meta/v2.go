@@ -42,7 +42,7 @@ func ParseV2Group(doc []byte) error {
 
 // ParseAttributes checks that doc (a .zattrs document, or the attributes
 // of another format's document) is a JSON object, and returns it as JSON
-// that any reader takes: bare NaN and Infinity turned as pythonJSON turns
+// that any reader takes: bare NaN and Infinity turned as pyjson.Turn turns
 // them.
 func ParseAttributes(name string, doc []byte) (json.RawMessage, error) {
 	_, doc, err := decodeObject(name, doc, false)

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/internal/pyjson"
 )
 
 // V3Doc is the name of the v3 metadata document.
@@ -91,7 +92,7 @@ func ParseV3Node(doc []byte) (V3Node, error) {
 // names ("array" or "group", exactly), or the zero node.
 func v3KindHint(doc []byte) V3Node {
 	var obj map[string]json.RawMessage
-	if len(doc) > MaxDocumentSize || json.Unmarshal(pythonJSON(doc), &obj) != nil {
+	if len(doc) > MaxDocumentSize || json.Unmarshal(pyjson.Turn(doc), &obj) != nil {
 		return V3Node{}
 	}
 	switch string(obj["node_type"]) {

@@ -1,0 +1,100 @@
+package meta
+
+// memberKey returns name as a string, without allocating for the member
+// names metadata documents usually have and some of their usual values.
+func memberKey(name []byte) string {
+	switch string(name) {
+	case "zarr_format":
+		return "zarr_format"
+	case "shape":
+		return "shape"
+	case "chunks":
+		return "chunks"
+	case "dtype":
+		return "dtype"
+	case "compressor":
+		return "compressor"
+	case "fill_value":
+		return "fill_value"
+	case "filters":
+		return "filters"
+	case "order":
+		return "order"
+	case "dimension_separator":
+		return "dimension_separator"
+	case "id":
+		return "id"
+	case "node_type":
+		return "node_type"
+	case "data_type":
+		return "data_type"
+	case "chunk_grid":
+		return "chunk_grid"
+	case "chunk_key_encoding":
+		return "chunk_key_encoding"
+	case "codecs":
+		return "codecs"
+	case "attributes":
+		return "attributes"
+	case "dimension_names":
+		return "dimension_names"
+	case "storage_transformers":
+		return "storage_transformers"
+	case "_ARRAY_DIMENSIONS":
+		return "_ARRAY_DIMENSIONS"
+	case "metadata":
+		return "metadata"
+	// numcodecs' members, and values zarr-python writes.
+	case "blocksize":
+		return "blocksize"
+	case "clevel":
+		return "clevel"
+	case "cname":
+		return "cname"
+	case "shuffle":
+		return "shuffle"
+	case "level":
+		return "level"
+	case "blosc":
+		return "blosc"
+	case "zlib":
+		return "zlib"
+	case "zstd":
+		return "zstd"
+	case "lz4":
+		return "lz4"
+	case "C":
+		return "C"
+	case "F":
+		return "F"
+	case ".":
+		return "."
+	case "/":
+		return "/"
+	case "<f4":
+		return "<f4"
+	case "<f8":
+		return "<f8"
+	case "<i4":
+		return "<i4"
+	case "<i8":
+		return "<i8"
+	case "<i2":
+		return "<i2"
+	case "<u2":
+		return "<u2"
+	case "<u4":
+		return "<u4"
+	case "<u8":
+		return "<u8"
+	case "|u1":
+		return "|u1"
+	case "|i1":
+		return "|i1"
+	case "|b1":
+		return "|b1"
+	case "<c8":
+		return "<c8"
+	}
+	return string(name)
+}
