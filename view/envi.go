@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zarrfs/zarrfs/internal/pyjson"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
@@ -127,13 +128,13 @@ type projection struct {
 // proj:epsg attribute (the STAC projection extension, as GeoZarr writes
 // it) of the array or of its group.
 func (f *enviFile) crs(ctx context.Context) *projection {
-	attrs := nodeAttributes(f.node)
+	attrs := f.node.OrderedAttributes()
 	if gm := attrString(attrs, "grid_mapping"); strings.TrimSpace(gm) != "" && f.h != nil {
 		// "NAME" or CF's extended "NAME: COORDS …" form: the first name.
 		name, _, _ := strings.Cut(strings.Fields(gm)[0], ":")
 		p := strings.TrimPrefix(path.Join(path.Dir("/"+f.node.Path), name), "/")
 		if c, err := f.h.Node(ctx, p); err == nil && c.Err == nil {
-			ca := nodeAttributes(c)
+			ca := c.OrderedAttributes()
 			for _, k := range []string{"crs_wkt", "spatial_ref"} {
 				if w := attrString(ca, k); w != "" {
 					return &projection{wkt: w}
@@ -141,10 +142,10 @@ func (f *enviFile) crs(ctx context.Context) *projection {
 			}
 		}
 	}
-	sources := [][]jsonMember{attrs}
+	sources := [][]pyjson.Field{attrs}
 	if f.h != nil && f.node.Path != "" {
 		if g, err := f.h.Node(ctx, strings.TrimPrefix(path.Dir("/"+f.node.Path), "/")); err == nil && g.Err == nil {
-			sources = append(sources, nodeAttributes(g))
+			sources = append(sources, g.OrderedAttributes())
 		}
 	}
 	var p *projection
@@ -160,7 +161,7 @@ func (f *enviFile) crs(ctx context.Context) *projection {
 			}
 		}
 		for _, m := range a {
-			if i, ok := m.value.integer(); m.name == "proj:epsg" && m.value.kind == jsonNumber && ok {
+			if i, ok := m.Value.Int(); m.Name == "proj:epsg" && m.Value.Kind == pyjson.Num && ok {
 				p = &projection{epsg: i}
 			}
 		}
@@ -177,25 +178,25 @@ func (f *enviFile) crs(ctx context.Context) *projection {
 // spatial reads the spatial: convention (github.com/zarr-conventions/
 // spatial) of the array or, failing that, its group: an affine transform
 // of six finite numbers and the names of the spatial dimensions.
-func (p *projection) spatial(sources [][]jsonMember) {
+func (p *projection) spatial(sources [][]pyjson.Field) {
 	for _, a := range sources {
 		for _, m := range a {
 			switch {
-			case m.name == "spatial:transform" && m.value.kind == jsonArray && len(m.value.items) == 6 && p.transform == nil:
+			case m.Name == "spatial:transform" && m.Value.Kind == pyjson.Array && len(m.Value.Items) == 6 && p.transform == nil:
 				t := make([]float64, 6)
-				for i, it := range m.value.items {
-					if it.kind != jsonNumber || !finite(it.float()) {
+				for i, it := range m.Value.Items {
+					if it.Kind != pyjson.Num || !finite(it.Float()) {
 						return
 					}
-					t[i] = it.float()
+					t[i] = it.Float()
 				}
 				p.transform = t
 				p.centre = attrString(a, "spatial:registration") == "node"
 				p.dims = nil
 				for _, d := range a {
-					if d.name == "spatial:dimensions" && d.value.kind == jsonArray && len(d.value.items) == 2 &&
-						d.value.items[0].kind == jsonString && d.value.items[1].kind == jsonString {
-						p.dims = []string{d.value.items[0].str, d.value.items[1].str}
+					if d.Name == "spatial:dimensions" && d.Value.Kind == pyjson.Array && len(d.Value.Items) == 2 &&
+						d.Value.Items[0].Kind == pyjson.Str && d.Value.Items[1].Kind == pyjson.Str {
+						p.dims = []string{d.Value.Items[0].Str, d.Value.Items[1].Str}
 					}
 				}
 			}
@@ -222,10 +223,10 @@ func (p *projection) northUpTransform(y, x string) []float64 {
 }
 
 // attrString returns a string attribute, or "".
-func attrString(attrs []jsonMember, name string) string {
+func attrString(attrs []pyjson.Field, name string) string {
 	for _, m := range attrs {
-		if m.name == name && m.value.kind == jsonString {
-			return m.value.str
+		if m.Name == name && m.Value.Kind == pyjson.Str {
+			return m.Value.Str
 		}
 	}
 	return ""
@@ -302,7 +303,7 @@ const maxCoordinate = 1 << 20
 type coordinate struct {
 	values []float64
 	text   []string // the values as spelled in band names
-	attrs  []jsonMember
+	attrs  []pyjson.Field
 	// timeUnits are the CF units of a datetime coordinate's values.
 	timeUnits string
 }
@@ -318,7 +319,7 @@ func readCoordinate(ctx context.Context, h *zarr.Hierarchy, p string, n int64) *
 		len(c.Array.Shape()) != 1 || c.Array.Shape()[0] != n {
 		return nil
 	}
-	t, ok := parseNumPy(c.Array.DataType().NumPy)
+	t, ok := elemOf(c.Array.DataType())
 	datetime := t.kind == 'M' && t.size == 8 && cfTimeUnits[t.unit] != ""
 	if !ok || !(t.numeric() || t.kind == 'S' || datetime) {
 		return nil
@@ -327,7 +328,7 @@ func readCoordinate(ctx context.Context, h *zarr.Hierarchy, p string, n int64) *
 	if k, _ := c.Array.ReadAt(ctx, buf, 0); k != len(buf) {
 		return nil
 	}
-	co := &coordinate{attrs: nodeAttributes(c)}
+	co := &coordinate{attrs: c.OrderedAttributes()}
 	for i := 0; i < len(buf); i += t.size {
 		if t.kind == 'S' {
 			co.text = append(co.text, string(bytes.TrimRight(buf[i:i+t.size], "\x00")))
@@ -368,8 +369,8 @@ func (c *coordinate) labels() []string {
 // attr returns a string attribute of the coordinate, or "".
 func (c *coordinate) attr(name string) string {
 	for _, m := range c.attrs {
-		if m.name == name && m.value.kind == jsonString {
-			return m.value.str
+		if m.Name == name && m.Value.Kind == pyjson.Str {
+			return m.Value.Str
 		}
 	}
 	return ""

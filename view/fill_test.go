@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/zarrfs/zarrfs/internal/pyjson"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
@@ -13,12 +14,12 @@ import (
 // (xarray's use_zarr_fill_value_as_mask: v1/v2 the fill_value, v3 and
 // its drafts only an attribute), typed as the variable.
 func TestNCFill(t *testing.T) {
-	attrs := func(doc string) []jsonMember {
-		v, err := parseJSON([]byte(doc))
+	attrs := func(doc string) []pyjson.Field {
+		v, err := pyjson.Parse([]byte(doc))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return v.members
+		return v.Members
 	}
 	f64 := func(f float64) []byte { return binary.LittleEndian.AppendUint64(nil, math.Float64bits(f)) }
 	f32 := func(f float32) []byte { return binary.LittleEndian.AppendUint32(nil, math.Float32bits(f)) }
@@ -123,13 +124,13 @@ func FuzzNCFill(f *testing.F) {
 	types := []elemType{{kind: 'i', size: 1}, {kind: 'u', size: 2}, {kind: 'i', size: 8}, {kind: 'u', size: 8},
 		{kind: 'f', size: 4}, {kind: 'f', size: 8}, {kind: 'M', size: 8, unit: "ns"}, {kind: 'b', size: 1}, {kind: 'S', size: 3}}
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		v, err := parseJSON(doc)
-		if err != nil || v.kind != jsonObject {
+		v, err := pyjson.Parse(doc)
+		if err != nil || v.Kind != pyjson.Object {
 			return
 		}
 		for _, typ := range types {
 			for _, format := range []zarr.Format{zarr.FormatV2, zarr.FormatV3} {
-				if got := ncFill(format, nil, v.members, typ); got != nil && len(got) != typ.size {
+				if got := ncFill(format, nil, v.Members, typ); got != nil && len(got) != typ.size {
 					t.Fatalf("%c%d: fill of %d bytes", typ.kind, typ.size, len(got))
 				}
 			}

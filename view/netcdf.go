@@ -17,6 +17,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/zarrfs/zarrfs/internal/pyjson"
 	"github.com/zarrfs/zarrfs/zarr"
 )
 
@@ -92,10 +93,10 @@ type ncVarSpec struct {
 	name     string
 	elem     elemType
 	shape    []int64
-	dimNames []string     // the array's dimension names ("" where unnamed); nil when none
-	attrs    []jsonMember // the array's attributes
-	fill     []byte       // one little-endian element; nil when there is none
-	array    *zarr.Array  // where the values come from (nil in tests of the header)
+	dimNames []string       // the array's dimension names ("" where unnamed); nil when none
+	attrs    []pyjson.Field // the array's attributes
+	fill     []byte         // one little-endian element; nil when there is none
+	array    *zarr.Array    // where the values come from (nil in tests of the header)
 	// as is how the file stores 64-bit integers that need not be NC_INT64
 	// (ncNarrow); unsigned marks an unsigned type of 1 to 4 bytes stored
 	// as the signed type of its size with _Unsigned = "true", the NetCDF
@@ -186,7 +187,7 @@ type ncVarHeader struct {
 // Unsigned types of 1 to 4 bytes are the signed types of their size with
 // _Unsigned = "true" unless the file needs CDF-5 anyway (for NC_INT64,
 // NC_UINT64 or a dimension over 2^31-1), where they keep their own types.
-func layoutNetCDF(gattrs []jsonMember, vars []ncVarSpec) (*ncLayout, error) {
+func layoutNetCDF(gattrs []pyjson.Field, vars []ncVarSpec) (*ncLayout, error) {
 	vars = slices.Clone(vars)
 	dims, hvars := ncDimensions(vars) // in the group's order: the first use of a name keeps it
 	need5 := false
@@ -318,7 +319,7 @@ func ncDimensions(vars []ncVarSpec) ([]ncDim, []ncVarHeader) {
 }
 
 // ncLay lays out the file in the given format.
-func ncLay(version byte, gattrs []jsonMember, vars []ncVarSpec, dims []ncDim, hvars []ncVarHeader) (*ncLayout, error) {
+func ncLay(version byte, gattrs []pyjson.Field, vars []ncVarSpec, dims []ncDim, hvars []ncVarHeader) (*ncLayout, error) {
 	w := ncWriter{version: version}
 	w.b = append(w.b, 'C', 'D', 'F', version)
 	w.nonNeg(0) // numrecs: there is no record dimension
@@ -564,7 +565,7 @@ func isAlnum(c byte) bool {
 // numbers (or of bools) a list of them; null is left out; anything else
 // (objects, lists of strings, mixed or empty lists) is its compact JSON
 // text.
-func ncAttributes(members []jsonMember, cdf5 bool, v *ncVarSpec) []ncAttr {
+func ncAttributes(members []pyjson.Field, cdf5 bool, v *ncVarSpec) []ncAttr {
 	var out []ncAttr
 	names := uniqueNames{}
 	var fill *ncAttr
@@ -575,14 +576,14 @@ func ncAttributes(members []jsonMember, cdf5 bool, v *ncVarSpec) []ncAttr {
 		// A variable's _FillValue is the typed one ncFill chose, or none:
 		// an attribute NetCDF readers would misread (a float's base64
 		// spelling, a bool's) is left out.
-		if v != nil && (m.name == "_ARRAY_DIMENSIONS" || m.name == "_FillValue") {
+		if v != nil && (m.Name == "_ARRAY_DIMENSIONS" || m.Name == "_FillValue") {
 			continue
 		}
-		a, ok := ncAttrValue(m.value, cdf5)
+		a, ok := ncAttrValue(m.Value, cdf5)
 		if !ok {
 			continue
 		}
-		a.name = names.add(ncName(m.name))
+		a.name = names.add(ncName(m.Name))
 		out = append(out, a)
 	}
 	if v == nil {
@@ -647,51 +648,51 @@ func swapInPlace(b []byte, size int) {
 
 // ncAttrValue encodes one attribute value (see ncAttributes); ok is false
 // for null.
-func ncAttrValue(v jsonValue, cdf5 bool) (ncAttr, bool) {
-	switch v.kind {
-	case jsonNull:
+func ncAttrValue(v pyjson.Value, cdf5 bool) (ncAttr, bool) {
+	switch v.Kind {
+	case pyjson.Null:
 		return ncAttr{}, false
-	case jsonString:
-		return ncText("", v.str), true
-	case jsonBool, jsonNumber:
-		return ncNumbers([]jsonValue{v}, cdf5)
-	case jsonArray:
-		if a, ok := ncNumbers(v.items, cdf5); ok {
+	case pyjson.Str:
+		return ncText("", v.Str), true
+	case pyjson.Bool, pyjson.Num:
+		return ncNumbers([]pyjson.Value{v}, cdf5)
+	case pyjson.Array:
+		if a, ok := ncNumbers(v.Items, cdf5); ok {
 			return a, true
 		}
 	}
 	var b bytes.Buffer
-	v.compact(&b)
+	v.Compact(&b)
 	return ncText("", b.String()), true
 }
 
 // ncNumbers encodes a non-empty list of numbers, or of bools, as one
 // attribute; ok is false for any other list.
-func ncNumbers(items []jsonValue, cdf5 bool) (ncAttr, bool) {
+func ncNumbers(items []pyjson.Value, cdf5 bool) (ncAttr, bool) {
 	if len(items) == 0 {
 		return ncAttr{}, false
 	}
-	kind := items[0].kind
-	if kind != jsonBool && kind != jsonNumber {
+	kind := items[0].Kind
+	if kind != pyjson.Bool && kind != pyjson.Num {
 		return ncAttr{}, false
 	}
 	ints, int32s := true, true
 	for _, it := range items {
-		if it.kind != kind {
+		if it.Kind != kind {
 			return ncAttr{}, false
 		}
-		if kind == jsonNumber {
-			i, ok := it.integer()
+		if kind == pyjson.Num {
+			i, ok := it.Int()
 			ints = ints && ok
 			int32s = int32s && ok && i >= math.MinInt32 && i <= math.MaxInt32
 		}
 	}
 	a := ncAttr{n: int64(len(items))}
 	switch {
-	case kind == jsonBool:
+	case kind == pyjson.Bool:
 		a.typ = ncByte
 		for _, it := range items {
-			if it.boolean {
+			if it.Bool {
 				a.data = append(a.data, 1)
 			} else {
 				a.data = append(a.data, 0)
@@ -700,54 +701,22 @@ func ncNumbers(items []jsonValue, cdf5 bool) (ncAttr, bool) {
 	case int32s:
 		a.typ = ncInt
 		for _, it := range items {
-			i, _ := it.integer()
+			i, _ := it.Int()
 			a.data = binary.BigEndian.AppendUint32(a.data, uint32(int32(i)))
 		}
 	case ints && cdf5:
 		a.typ = ncInt64
 		for _, it := range items {
-			i, _ := it.integer()
+			i, _ := it.Int()
 			a.data = binary.BigEndian.AppendUint64(a.data, uint64(i))
 		}
 	default:
 		a.typ = ncDouble
 		for _, it := range items {
-			a.data = binary.BigEndian.AppendUint64(a.data, math.Float64bits(it.float()))
+			a.data = binary.BigEndian.AppendUint64(a.data, math.Float64bits(it.Float()))
 		}
 	}
 	return a, true
-}
-
-// nodeAttributes returns a node's attributes as its writer meant them
-// (see jsonValue): parsed from the stored attribute document where the
-// format has one of its own (v2 .zattrs, v1 attrs) or from zarr.json's
-// "attributes", else from the engine's Node.Attributes.
-func nodeAttributes(n *zarr.Node) []jsonMember {
-	for _, d := range n.Documents {
-		var doc []byte
-		switch {
-		case d.Name == ".zattrs" || d.Name == "attrs" && n.Format == zarr.FormatV1:
-			doc = d.Data
-		case d.Name == "zarr.json" && n.Format == zarr.FormatV3:
-			if v, err := parseJSON(d.Data); err == nil && v.kind == jsonObject {
-				for _, m := range v.members {
-					if m.name == "attributes" && m.value.kind == jsonObject {
-						return m.value.members
-					}
-				}
-			}
-			continue
-		default:
-			continue
-		}
-		if v, err := parseJSON(doc); err == nil && v.kind == jsonObject {
-			return v.members
-		}
-	}
-	if v, err := parseJSON(n.Attributes); err == nil && v.kind == jsonObject {
-		return v.members
-	}
-	return nil
 }
 
 // ncVariable returns the array node c as a variable of its group's
@@ -760,7 +729,7 @@ func ncVariable(c *zarr.Node) (ncVarSpec, string) {
 	case a.Err != nil:
 		return ncVarSpec{}, "zarrfs cannot decode it"
 	}
-	t, ok := parseNumPy(a.DataType().NumPy)
+	t, ok := elemOf(a.DataType())
 	if ok {
 		_, _, ok = ncTypeOf(t)
 	}
@@ -772,7 +741,7 @@ func ncVariable(c *zarr.Node) (ncVarSpec, string) {
 			return ncVarSpec{}, "it has no elements (NetCDF has no empty fixed-size dimension)"
 		}
 	}
-	attrs := nodeAttributes(c)
+	attrs := c.OrderedAttributes()
 	dims := a.DimensionNames()
 	if len(dims) == 0 {
 		dims = attrDimensions(attrs, len(a.Shape()))
@@ -786,17 +755,17 @@ func ncVariable(c *zarr.Node) (ncVarSpec, string) {
 // attrDimensions returns the _ARRAY_DIMENSIONS attribute xarray writes in
 // every format (the v3 drafts have no dimension names of their own) when
 // it is a list of rank strings; else nil.
-func attrDimensions(attrs []jsonMember, rank int) []string {
+func attrDimensions(attrs []pyjson.Field, rank int) []string {
 	for _, m := range attrs {
-		if m.name != "_ARRAY_DIMENSIONS" || m.value.kind != jsonArray || len(m.value.items) != rank {
+		if m.Name != "_ARRAY_DIMENSIONS" || m.Value.Kind != pyjson.Array || len(m.Value.Items) != rank {
 			continue
 		}
 		dims := make([]string, rank)
-		for i, it := range m.value.items {
-			if it.kind != jsonString {
+		for i, it := range m.Value.Items {
+			if it.Kind != pyjson.Str {
 				return nil
 			}
-			dims[i] = it.str
+			dims[i] = it.Str
 		}
 		return dims
 	}
@@ -813,14 +782,14 @@ func attrDimensions(attrs []jsonMember, rank int) []string {
 // xarray writes them. So a v3 coordinate variable, which CF says has no
 // missing values, gets one only where its attributes ask. A v2 array
 // without a fill_value takes its attribute too.
-func ncFill(f zarr.Format, fill []byte, attrs []jsonMember, t elemType) []byte {
+func ncFill(f zarr.Format, fill []byte, attrs []pyjson.Field, t elemType) []byte {
 	if (f == zarr.FormatV1 || f == zarr.FormatV2) && fill != nil {
 		return fill
 	}
 	for _, name := range []string{"_FillValue", "missing_value"} {
 		for _, m := range attrs {
-			if m.name == name {
-				return attrElement(m.value, t)
+			if m.Name == name {
+				return attrElement(m.Value, t)
 			}
 		}
 	}
@@ -832,18 +801,18 @@ func ncFill(f zarr.Format, fill []byte, attrs []jsonMember, t elemType) []byte {
 // float's may be spelled as xarray's FillValueCoder writes it for v3 (the
 // base64 of a little-endian float64), as "NaN", "Infinity", "-Infinity",
 // or as a JSON number; a one-item list counts as its item.
-func attrElement(v jsonValue, t elemType) []byte {
-	if v.kind == jsonArray && len(v.items) == 1 {
-		v = v.items[0]
+func attrElement(v pyjson.Value, t elemType) []byte {
+	if v.Kind == pyjson.Array && len(v.Items) == 1 {
+		v = v.Items[0]
 	}
 	switch t.kind {
 	case 'f':
 		var f float64
-		switch v.kind {
-		case jsonNumber:
-			f = v.float()
-		case jsonString:
-			switch v.str {
+		switch v.Kind {
+		case pyjson.Num:
+			f = v.Float()
+		case pyjson.Str:
+			switch v.Str {
 			case "NaN":
 				f = math.NaN()
 			case "Infinity":
@@ -851,7 +820,7 @@ func attrElement(v jsonValue, t elemType) []byte {
 			case "-Infinity":
 				f = math.Inf(-1)
 			default:
-				b, err := base64.StdEncoding.DecodeString(v.str)
+				b, err := base64.StdEncoding.DecodeString(v.Str)
 				if err != nil || len(b) != 8 {
 					return nil
 				}
@@ -867,18 +836,18 @@ func attrElement(v jsonValue, t elemType) []byte {
 			return binary.LittleEndian.AppendUint64(nil, math.Float64bits(f))
 		}
 	case 'i', 'u', 'M', 'm':
-		if v.kind != jsonNumber {
+		if v.Kind != pyjson.Num {
 			return nil
 		}
 		var u uint64
-		if i, ok := v.integer(); ok {
+		if i, ok := v.Int(); ok {
 			bits := uint(8 * t.size)
 			if t.kind == 'u' && (i < 0 || bits < 64 && i >= 1<<bits) ||
 				t.kind != 'u' && bits < 64 && (i < -(1<<(bits-1)) || i >= 1<<(bits-1)) {
 				return nil
 			}
 			u = uint64(i)
-		} else if x, err := strconv.ParseUint(v.str, 10, 64); err == nil && t.kind == 'u' && t.size == 8 {
+		} else if x, err := strconv.ParseUint(v.Str, 10, 64); err == nil && t.kind == 'u' && t.size == 8 {
 			u = x
 		} else {
 			return nil
@@ -996,7 +965,7 @@ func (f *netcdfFile) lay(ctx context.Context) (*ncLayout, error) {
 	if err != nil {
 		return nil, err // the caller gave up: the next one tries again
 	}
-	f.layout, f.err = layoutNetCDF(nodeAttributes(f.node), vars)
+	f.layout, f.err = layoutNetCDF(f.node.OrderedAttributes(), vars)
 	if f.err != nil {
 		f.err = fmt.Errorf("group %q: dataset.nc: %w: %v", f.node.Path, zarr.ErrUnsupported, f.err)
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/zarrfs/zarrfs/internal/pyjson"
 )
 
 // TestNetCDFTiny lays out the "tiny" example of the NetCDF classic format
@@ -102,7 +104,7 @@ func TestNetCDFDimensions(t *testing.T) {
 
 // TestNetCDFAttributes: every JSON type as a NetCDF attribute.
 func TestNetCDFAttributes(t *testing.T) {
-	v, err := parseJSON([]byte(`{"s": "é", "i": 42, "big": 1099511627776, "f": 2.5, "nan": NaN, "inf": -Infinity,
+	v, err := pyjson.Parse([]byte(`{"s": "é", "i": 42, "big": 1099511627776, "f": 2.5, "nan": NaN, "inf": -Infinity,
 		"t": true, "null": null, "ints": [1, 2], "mixed": [1, "a"], "empty": [], "o": {"a": [true, null]}, "bools": [false, true],
 		"floats": [1, 2.5], "": 1, "/bad\u0001": 2, "s": "again"}`))
 	if err != nil {
@@ -120,7 +122,7 @@ func TestNetCDFAttributes(t *testing.T) {
 			`bools byte 0 1; floats double 1 2.5; _ int 1; _bad_ int 2; s_2 char "again"`},
 	} {
 		var got []string
-		for _, a := range ncAttributes(v.members, c.cdf5, nil) {
+		for _, a := range ncAttributes(v.Members, c.cdf5, nil) {
 			got = append(got, describeAttr(a))
 		}
 		if g := strings.Join(got, "; "); g != c.want {
@@ -288,12 +290,12 @@ func FuzzNetCDFHeader(f *testing.F) {
 	f.Add("", "", `{"": "", " ": [], "a/b": [true, false]}`, `{"big": 18446744073709551615}`)
 	f.Add("é\x00/ ", "_\xff ", `{"x": -Infinity}`, `[]`)
 	f.Fuzz(func(t *testing.T, name, dim, attrs, gattrs string) {
-		var va, ga []jsonMember
-		if v, err := parseJSON([]byte(attrs)); err == nil {
-			va = v.members
+		var va, ga []pyjson.Field
+		if v, err := pyjson.Parse([]byte(attrs)); err == nil {
+			va = v.Members
 		}
-		if v, err := parseJSON([]byte(gattrs)); err == nil {
-			ga = v.members
+		if v, err := pyjson.Parse([]byte(gattrs)); err == nil {
+			ga = v.Members
 		}
 		vars := []ncVarSpec{
 			{name: name, elem: elemType{kind: 'f', size: 4}, shape: []int64{3, 2}, dimNames: []string{dim, name}, attrs: va, fill: []byte{0, 0, 0xc0, 0x7f}},

@@ -60,7 +60,7 @@ func headerFiles(h *zarr.Hierarchy, n *zarr.Node) []File {
 	if a == nil || a.Err != nil || !hasElements(a) {
 		return nil
 	}
-	t, ok := parseNumPy(a.DataType().NumPy)
+	t, ok := elemOf(a.DataType())
 	if !ok {
 		return nil
 	}

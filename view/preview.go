@@ -386,7 +386,7 @@ func rowsRunNorth(ctx context.Context, h *zarr.Hierarchy, n *zarr.Node) bool {
 	rank := len(shape)
 	dims := a.DimensionNames()
 	if len(dims) == 0 {
-		dims = attrDimensions(nodeAttributes(n), rank)
+		dims = attrDimensions(n.OrderedAttributes(), rank)
 	}
 	if h == nil || rank < 2 || len(dims) != rank || dims[rank-2] == "" || shape[rank-2] < 2 {
 		return false
@@ -397,11 +397,11 @@ func rowsRunNorth(ctx context.Context, h *zarr.Hierarchy, n *zarr.Node) bool {
 		len(c.Array.Shape()) != 1 || c.Array.Shape()[0] != rows {
 		return false
 	}
-	t, ok := parseNumPy(c.Array.DataType().NumPy)
+	t, ok := elemOf(c.Array.DataType())
 	if !ok || !t.numeric() || t.kind == 'b' {
 		return false
 	}
-	co := &coordinate{attrs: nodeAttributes(c)}
+	co := &coordinate{attrs: c.OrderedAttributes()}
 	std, axis := co.attr("standard_name"), co.attr("axis")
 	co.values = []float64{0}
 	if !co.is(name, true) && std != "projection_y_coordinate" && axis != "Y" && axis != "y" {

@@ -88,6 +88,13 @@ type DataType struct {
 	// NumPy is the NumPy type string of the logical content ("<f4", "|u1",
 	// "|S7", "<U7", "<M8[ns]"); empty for variable-length types.
 	NumPy string
+	// Kind is the NumPy kind character of the logical content (b i u f c
+	// S U V M m) when NumPy is the type string of one kind, as the views
+	// of foreign formats (NetCDF, ENVI, NRRD) need it; 0 for structured
+	// types, ml_dtypes types and variable-length types.
+	Kind byte
+	// Unit is a datetime's or timedelta's unit ("ns", "10s"), else "".
+	Unit string
 }
 
 // HasNumPyType reports whether NumPy has the type: its NumPy string is a

@@ -49,6 +49,12 @@ func init() {
 	}
 }
 
+// setNumPy sets the NumPy type string of the logical content of t, of one
+// kind, and the kind and unit it names.
+func (t *DataType) setNumPy(kind byte, size int, unit string) {
+	t.NumPy, t.Kind, t.Unit = numpyStr(kind, size, unit), kind, unit
+}
+
 // numpyStr returns the logical (little-endian or "|") type string.
 func numpyStr(kind byte, size int, unit string) string {
 	order := "<"
@@ -164,7 +170,7 @@ func parseTypestr(s string) (dtype, error) {
 	if t.Size == 1 || kind == 'S' || kind == 'V' {
 		t.bigEndian = false
 	}
-	t.NumPy = numpyStr(kind, t.Size, unit)
+	t.setNumPy(kind, t.Size, unit)
 	return t, nil
 }
 
@@ -207,7 +213,7 @@ func parseV3DataType(raw json.RawMessage) (dtype, error) {
 	if k, ok := v3Numeric[name]; ok {
 		n, _ := strconv.Atoi(k[1:])
 		t.Name, t.Size, t.kind = name, n, k[0]
-		t.NumPy = numpyStr(t.kind, n, "")
+		t.setNumPy(t.kind, n, "")
 		return t, nil
 	}
 	switch {
@@ -217,7 +223,7 @@ func parseV3DataType(raw json.RawMessage) (dtype, error) {
 			return dtype{}, fmt.Errorf("%w: data_type %q: raw types need a positive multiple of 8 bits", ErrInvalidMetadata, name)
 		}
 		t.Name, t.Size, t.kind = name, bitsN/8, 'V'
-		t.NumPy = numpyStr('V', t.Size, "")
+		t.setNumPy('V', t.Size, "")
 		return t, nil
 	case name == "string":
 		t.DataType, t.kind = DataType{Name: "string"}, 's'
@@ -231,7 +237,7 @@ func parseV3DataType(raw json.RawMessage) (dtype, error) {
 			return dtype{}, fmt.Errorf("%w: data_type %s: length_bytes must be a positive multiple of 4", ErrInvalidMetadata, name)
 		}
 		t.Name, t.Size, t.kind = name, int(n), 'U'
-		t.NumPy = numpyStr('U', t.Size, "")
+		t.setNumPy('U', t.Size, "")
 		return t, nil
 	case name == "numpy.datetime64" || name == "numpy.timedelta64":
 		var unit string
@@ -250,7 +256,7 @@ func parseV3DataType(raw json.RawMessage) (dtype, error) {
 			t.kind = 'm'
 		}
 		t.Name, t.Size = name, 8
-		t.NumPy = numpyStr(t.kind, 8, unit)
+		t.setNumPy(t.kind, 8, unit)
 		return t, nil
 	}
 	switch name {
@@ -261,7 +267,7 @@ func parseV3DataType(raw json.RawMessage) (dtype, error) {
 			n = 16
 		}
 		t.Name, t.Size, t.kind = numericNames["c"+strconv.Itoa(n)], n, 'c'
-		t.NumPy = numpyStr('c', n, "")
+		t.setNumPy('c', n, "")
 		return t, nil
 	}
 	if t, ok := parseMLType(name); ok {

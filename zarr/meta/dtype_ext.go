@@ -430,7 +430,8 @@ func parseV3ExtType(name string, cfg codec.Config) (dtype, error) {
 			kind = 'V'
 		}
 		t := dtype{kind: kind, spelling: name}
-		t.Name, t.Size, t.NumPy = name, int(n), numpyStr(kind, int(n), "")
+		t.Name, t.Size = name, int(n)
+		t.setNumPy(kind, int(n), "")
 		return t, nil
 	}
 	return dtype{}, codec.Unsupportedf("data type %q", name)

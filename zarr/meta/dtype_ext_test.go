@@ -116,3 +116,50 @@ func FuzzParseV3Struct(f *testing.F) {
 		}
 	})
 }
+
+// TestDataTypeKind: each data type's kind, size and unit, as the views of
+// foreign formats read them (they used to parse the NumPy string again).
+func TestDataTypeKind(t *testing.T) {
+	for _, c := range []struct {
+		v2, v3     string // a v2 typestr or a v3 data_type document
+		kind       byte
+		size       int
+		unit, nump string
+	}{
+		{v2: "<f4", kind: 'f', size: 4, nump: "<f4"},
+		{v2: ">i2", kind: 'i', size: 2, nump: "<i2"},
+		{v2: "|b1", kind: 'b', size: 1, nump: "|b1"},
+		{v2: "|S7", kind: 'S', size: 7, nump: "|S7"},
+		{v2: "<U7", kind: 'U', size: 28, nump: "<U7"},
+		{v2: "|V3", kind: 'V', size: 3, nump: "|V3"},
+		{v2: "<M8[ns]", kind: 'M', size: 8, unit: "ns", nump: "<M8[ns]"},
+		{v2: "<m8[10s]", kind: 'm', size: 8, unit: "10s", nump: "<m8[10s]"},
+		{v3: `"uint64"`, kind: 'u', size: 8, nump: "<u8"},
+		{v3: `"complex_float64"`, kind: 'c', size: 16, nump: "<c16"},
+		{v3: `"r24"`, kind: 'V', size: 3, nump: "|V3"},
+		{v3: `{"name": "fixed_length_utf32", "configuration": {"length_bytes": 8}}`, kind: 'U', size: 8, nump: "<U2"},
+		{v3: `{"name": "numpy.datetime64", "configuration": {"unit": "s", "scale_factor": 10}}`, kind: 'M', size: 8, unit: "10s", nump: "<M8[10s]"},
+		{v3: `"bfloat16"`, size: 2, nump: "bfloat16"},
+		{v3: `"string"`},
+	} {
+		var dt dtype
+		var err error
+		if c.v2 != "" {
+			dt, err = parseTypestr(c.v2)
+		} else {
+			dt, err = parseV3DataType(json.RawMessage(c.v3))
+		}
+		if err != nil {
+			t.Errorf("%s%s: %v", c.v2, c.v3, err)
+			continue
+		}
+		got := dt.DataType
+		if got.Kind != c.kind || got.Size != c.size || got.Unit != c.unit || got.NumPy != c.nump {
+			t.Errorf("%s%s: kind %q size %d unit %q numpy %q; want %q %d %q %q", c.v2, c.v3, got.Kind, got.Size, got.Unit, got.NumPy, c.kind, c.size, c.unit, c.nump)
+		}
+	}
+	st, err := parseV2DataType(json.RawMessage(`[["a", "<i4"], ["b", "<f8"]]`))
+	if err != nil || st.Kind != 0 {
+		t.Errorf("structured type: kind %q, %v; want none", st.Kind, err)
+	}
+}

@@ -35,7 +35,7 @@ func hostileMembers(f *testing.F, prefix, key string) []json.RawMessage {
 }
 
 // FuzzDecodeObject: every metadata document goes through DecodeObject; what
-// it accepts is one JSON object (once pythonJSON has turned Python's bare
+// it accepts is one JSON object (once pyjson.Turn has turned Python's bare
 // NaN and Infinity into strings, which it does to nothing in valid JSON)
 // with no repeated member names.
 func FuzzDecodeObject(f *testing.F) {
@@ -79,7 +79,7 @@ func FuzzDecodeObject(f *testing.F) {
 			}
 			sameMembers(t, doc)
 			if !bytes.Equal(pyjson.Turn(doc), doc) {
-				t.Fatalf("pythonJSON changed valid JSON %q to %q", doc, pyjson.Turn(doc))
+				t.Fatalf("pyjson.Turn changed valid JSON %q to %q", doc, pyjson.Turn(doc))
 			}
 		}
 		sameAsSlowly(t, doc)

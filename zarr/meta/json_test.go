@@ -8,7 +8,7 @@ import (
 
 // TestScanObject checks that the usual documents are read in one pass
 // (scanObject), and that those with Python's bare NaN are after
-// pythonJSON; FuzzDecodeObject checks that the pass agrees with the
+// pyjson.Turn; FuzzDecodeObject checks that the pass agrees with the
 // general path.
 func TestScanObject(t *testing.T) {
 	for _, d := range v2Docs {

@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/zarrfs/zarrfs/zarr"
 )
 
 // numKey is a numeric element type's kind and size: the key of
@@ -55,27 +56,15 @@ type elemType struct {
 	unit string
 }
 
-// parseNumPy reads a logical NumPy type string ("<f4", "|u1", "|S7",
-// "<M8[ns]"); ok is false for anything else (structured types, "").
-func parseNumPy(s string) (t elemType, ok bool) {
-	if len(s) < 3 || strings.IndexByte("<>|", s[0]) < 0 {
-		return t, false
+// elemOf returns the element type of `data` as the views of foreign
+// formats need it, from what package meta knows of the array's data type
+// (its kind, size and unit); ok is false for the types they leave out
+// (structured, ml_dtypes and variable-length types, which have no kind).
+func elemOf(t zarr.DataType) (e elemType, ok bool) {
+	if t.Kind == 0 {
+		return e, false
 	}
-	t.kind = s[1]
-	rest := s[2:]
-	if i := strings.IndexByte(rest, '['); i >= 0 && strings.HasSuffix(rest, "]") {
-		t.unit = rest[i+1 : len(rest)-1]
-		rest = rest[:i]
-	}
-	n, err := strconv.Atoi(rest)
-	if err != nil || n <= 0 {
-		return t, false
-	}
-	t.size = n
-	if t.kind == 'U' { // "<U7": 7 UTF-32 code points
-		t.size = 4 * n
-	}
-	return t, true
+	return elemType{kind: t.Kind, size: t.Size, unit: t.Unit}, true
 }
 
 // numeric reports whether the elements are numbers (bool, integers and
