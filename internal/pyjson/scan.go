@@ -75,6 +75,9 @@ func LookupFold(doc []byte, name string) (value []byte, outcome Outcome) {
 type scanner struct {
 	doc    []byte
 	python bool
+	// lenient is SkipValue's mode: Python's bare tokens are values, any
+	// string is a member name, and names are neither checked nor kept.
+	lenient bool
 	// names holds the member names of the open objects, the innermost's
 	// last.
 	names   [][]byte
@@ -132,6 +135,9 @@ func (s *scanner) value(i, depth int) (int, bool) {
 		return end, ok
 	case c == '-' || c >= '0' && c <= '9':
 		end, ok, python := Number(doc, i)
+		if python && s.lenient {
+			return literal(doc, i, "-Infinity")
+		}
 		s.python = s.python || python
 		return end, ok
 	case c == 't':
@@ -140,6 +146,10 @@ func (s *scanner) value(i, depth int) (int, bool) {
 		return literal(doc, i, "false")
 	case c == 'n':
 		return literal(doc, i, "null")
+	case c == 'N' && s.lenient:
+		return literal(doc, i, "NaN")
+	case c == 'I' && s.lenient:
+		return literal(doc, i, "Infinity")
 	case c == 'N' || c == 'I':
 		s.python = true
 	}
@@ -164,7 +174,7 @@ func (s *scanner) object(i, depth int) (int, bool) {
 			return i, false
 		}
 		end, plain, ok := ScanString(doc, i)
-		if !ok || !plain {
+		if !ok || !plain && !s.lenient {
 			return i, false
 		}
 		nameAt, name := i+1, doc[i+1:end-1]
@@ -177,7 +187,9 @@ func (s *scanner) object(i, depth int) (int, bool) {
 				}
 			}
 		}
-		s.names = append(s.names, name)
+		if !s.lenient {
+			s.names = append(s.names, name)
+		}
 		if i = SkipSpace(doc, end); i >= len(doc) || doc[i] != ':' {
 			return i, false
 		}
@@ -185,7 +197,7 @@ func (s *scanner) object(i, depth int) (int, bool) {
 		if i, ok = s.value(start, depth); !ok {
 			return i, false
 		}
-		if top {
+		if top && !s.lenient {
 			s.members = append(s.members, Member{name, nameAt, start, i})
 		}
 		if i = SkipSpace(doc, i); i >= len(doc) {

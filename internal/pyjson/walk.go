@@ -76,71 +76,10 @@ func UnescapedName(n []byte) string {
 
 // SkipValue checks the JSON value at doc[i] (not white space), the
 // depth-th nested, and returns the index just after it. It takes bare
-// NaN, Infinity and -Infinity, as Python writes them, and any string
-// (ScanString); nesting beyond MaxDepth is refused.
+// NaN, Infinity and -Infinity, as Python writes them, any string as a
+// member name and repeated names; containers nested beyond MaxDepth are
+// refused. It is Scan's scanner in its lenient mode.
 func SkipValue(doc []byte, i, depth int) (int, bool) {
-	if i >= len(doc) || depth > MaxDepth {
-		return i, false
-	}
-	switch c := doc[i]; {
-	case c == '{' || c == '[':
-		return skipContainer(doc, i, depth)
-	case c == '"':
-		end, _, ok := ScanString(doc, i)
-		return end, ok
-	case c == '-' && i+1 < len(doc) && doc[i+1] == 'I':
-		return literal(doc, i, "-Infinity")
-	case c == '-' || c >= '0' && c <= '9':
-		end, ok, _ := Number(doc, i)
-		return end, ok
-	case c == 't':
-		return literal(doc, i, "true")
-	case c == 'f':
-		return literal(doc, i, "false")
-	case c == 'n':
-		return literal(doc, i, "null")
-	case c == 'N':
-		return literal(doc, i, "NaN")
-	case c == 'I':
-		return literal(doc, i, "Infinity")
-	}
-	return i, false
-}
-
-// skipContainer checks the object or list at doc[i] for SkipValue.
-func skipContainer(doc []byte, i, depth int) (int, bool) {
-	closing, object := byte(']'), doc[i] == '{'
-	if object {
-		closing = '}'
-	}
-	i = SkipSpace(doc, i+1)
-	if i < len(doc) && doc[i] == closing {
-		return i + 1, true
-	}
-	for {
-		var ok bool
-		if object {
-			if i, _, ok = ScanString(doc, i); !ok {
-				return i, false
-			}
-			if i = SkipSpace(doc, i); i >= len(doc) || doc[i] != ':' {
-				return i, false
-			}
-			i = SkipSpace(doc, i+1)
-		}
-		if i, ok = SkipValue(doc, i, depth+1); !ok {
-			return i, false
-		}
-		if i = SkipSpace(doc, i); i >= len(doc) {
-			return i, false
-		}
-		switch doc[i] {
-		case closing:
-			return i + 1, true
-		case ',':
-			i = SkipSpace(doc, i+1)
-		default:
-			return i, false
-		}
-	}
+	s := scanner{doc: doc, lenient: true}
+	return s.value(i, depth)
 }
