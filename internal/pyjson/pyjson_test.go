@@ -100,3 +100,30 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWalk checks Walk (and so SkipValue, the scanner's lenient mode)
+// against encoding/json: an object it takes is valid JSON once Turned,
+// and a valid JSON object not nested too deep it takes, member by member.
+func FuzzWalk(f *testing.F) {
+	for _, s := range []string{`{"a/.zarray": {"shape": [1], "fill_value": NaN}, "b": -Infinity}`, `{"a": 1, "a": 2}`,
+		`{"\u00e9": [true, false, null, "x"]}`, `{"a": -Inf}`, `{"a": [1,]}`, `{} x`, `{"a": {"b": NaN, "b": 1}}`, `[1]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		n := 0
+		err := Walk(doc, func(name []byte, escaped bool, value []byte) {
+			n++
+			if !json.Valid(Turn(value)) {
+				t.Fatalf("Walk(%q): value %q is not JSON", doc, value)
+			}
+		})
+		var obj map[string]json.RawMessage
+		jerr := json.Unmarshal(Turn(doc), &obj)
+		switch {
+		case err == nil && (jerr != nil || obj == nil):
+			t.Fatalf("Walk(%q) took it; encoding/json: %v", doc, jerr)
+		case err != nil && jerr == nil && obj != nil && bytes.Count(doc, []byte("["))+bytes.Count(doc, []byte("{")) < MaxDepth:
+			t.Fatalf("Walk(%q): %v; encoding/json takes it", doc, err)
+		}
+	})
+}
