@@ -4,12 +4,16 @@ import "io"
 
 //go:generate go run gen_decorate.go
 
-// Full is what a store decorator (deadline, fault) implements so that
-// Decorate can give it the shape of the store it wraps: the read side,
-// Close, and every optional interface, each passing the request on to the
-// wrapped store. Adding an optional interface to this package means adding
-// it here, to Decorate's bits and to gen_decorate.go; TestDecorate fails
-// until all three agree with the interfaces this package declares.
+// Full is what a store decorator (deadline, fault, diskcache) implements
+// so that Decorate can give it the shape of the store it wraps: the read
+// side, Close, and every optional interface that any decorator can serve,
+// each passing the request on to the wrapped store. The optional
+// interfaces that not every decorator can serve (ReaderInto and
+// AllocGetter, which lend the caller's buffer to the store) a decorator
+// implements when it can. Adding an optional interface to this package
+// means adding it here (or to gen_decorate.go's partial), to Decorate's bits and to
+// gen_decorate.go; TestDecorate fails until all agree with the interfaces
+// this package declares.
 type Full interface {
 	Store
 	io.Closer
@@ -21,13 +25,16 @@ type Full interface {
 }
 
 // Decorate returns d exposing Store, io.Closer and exactly the optional
-// interfaces (Lister, Stater, InfoGetter, Writer, PageLister) that under implements, so
-// that callers who discover capabilities by type assertion see the same
-// capabilities through the decorator as without it. d's methods of the
-// other optional interfaces are never reached.
+// interfaces (Lister, Stater, InfoGetter, Writer, PageLister, ReaderInto,
+// AllocGetter) that under implements, so that callers who discover
+// capabilities by type assertion see the same capabilities through the
+// decorator as without it; of ReaderInto and AllocGetter, only those d
+// implements too (a decorator that cannot serve one must not claim it).
+// d's methods of the other optional interfaces are never reached.
 func Decorate(d Full, under Store) Store {
 	m := 0
-	for i, has := range [...]bool{is[Lister](under), is[Stater](under), is[InfoGetter](under), is[Writer](under), is[PageLister](under)} {
+	for i, has := range [...]bool{is[Lister](under), is[Stater](under), is[InfoGetter](under), is[Writer](under), is[PageLister](under),
+		is[ReaderInto](under) && is[ReaderInto](d), is[AllocGetter](under) && is[AllocGetter](d)} {
 		if has {
 			m |= 1 << i
 		}

@@ -6,7 +6,7 @@ import "io"
 
 // decorated[m] exposes a Full decorator as Store, io.Closer and the
 // optional interfaces whose bits are set in m (see Decorate).
-var decorated = [1 << 5]func(Full) Store{
+var decorated = [1 << 7]func(Full) Store{
 	// no optional interface
 	func(d Full) Store {
 		return struct {
@@ -310,5 +310,1045 @@ var decorated = [1 << 5]func(Full) Store{
 			Writer
 			PageLister
 		}{d, d, d, d, d, d, d}
+	},
+	// ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			ReaderInto
+		}{d, d, d.(ReaderInto)}
+	},
+	// Lister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			ReaderInto
+		}{d, d, d, d.(ReaderInto)}
+	},
+	// Stater, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			ReaderInto
+		}{d, d, d, d.(ReaderInto)}
+	},
+	// Lister, Stater, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			ReaderInto
+		}{d, d, d, d, d.(ReaderInto)}
+	},
+	// InfoGetter, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			ReaderInto
+		}{d, d, d, d.(ReaderInto)}
+	},
+	// Lister, InfoGetter, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			ReaderInto
+		}{d, d, d, d, d.(ReaderInto)}
+	},
+	// Stater, InfoGetter, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			ReaderInto
+		}{d, d, d, d, d.(ReaderInto)}
+	},
+	// Lister, Stater, InfoGetter, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			ReaderInto
+		}{d, d, d, d, d, d.(ReaderInto)}
+	},
+	// Writer, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			ReaderInto
+		}{d, d, d, d.(ReaderInto)}
+	},
+	// Lister, Writer, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			ReaderInto
+		}{d, d, d, d, d.(ReaderInto)}
+	},
+	// Stater, Writer, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			ReaderInto
+		}{d, d, d, d, d.(ReaderInto)}
+	},
+	// Lister, Stater, Writer, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			ReaderInto
+		}{d, d, d, d, d, d.(ReaderInto)}
+	},
+	// InfoGetter, Writer, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			ReaderInto
+		}{d, d, d, d, d.(ReaderInto)}
+	},
+	// Lister, InfoGetter, Writer, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			ReaderInto
+		}{d, d, d, d, d, d.(ReaderInto)}
+	},
+	// Stater, InfoGetter, Writer, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			ReaderInto
+		}{d, d, d, d, d, d.(ReaderInto)}
+	},
+	// Lister, Stater, InfoGetter, Writer, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			ReaderInto
+		}{d, d, d, d, d, d, d.(ReaderInto)}
+	},
+	// PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			PageLister
+			ReaderInto
+		}{d, d, d, d.(ReaderInto)}
+	},
+	// Lister, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d.(ReaderInto)}
+	},
+	// Stater, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d.(ReaderInto)}
+	},
+	// Lister, Stater, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d, d.(ReaderInto)}
+	},
+	// InfoGetter, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d.(ReaderInto)}
+	},
+	// Lister, InfoGetter, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d, d.(ReaderInto)}
+	},
+	// Stater, InfoGetter, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d, d.(ReaderInto)}
+	},
+	// Lister, Stater, InfoGetter, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d, d, d.(ReaderInto)}
+	},
+	// Writer, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d.(ReaderInto)}
+	},
+	// Lister, Writer, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d, d.(ReaderInto)}
+	},
+	// Stater, Writer, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d, d.(ReaderInto)}
+	},
+	// Lister, Stater, Writer, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d, d, d.(ReaderInto)}
+	},
+	// InfoGetter, Writer, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d, d.(ReaderInto)}
+	},
+	// Lister, InfoGetter, Writer, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d, d, d.(ReaderInto)}
+	},
+	// Stater, InfoGetter, Writer, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d, d, d.(ReaderInto)}
+	},
+	// Lister, Stater, InfoGetter, Writer, PageLister, ReaderInto
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+		}{d, d, d, d, d, d, d, d.(ReaderInto)}
+	},
+	// AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			AllocGetter
+		}{d, d, d.(AllocGetter)}
+	},
+	// Lister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			AllocGetter
+		}{d, d, d, d.(AllocGetter)}
+	},
+	// Stater, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			AllocGetter
+		}{d, d, d, d.(AllocGetter)}
+	},
+	// Lister, Stater, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			AllocGetter
+		}{d, d, d, d, d.(AllocGetter)}
+	},
+	// InfoGetter, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			AllocGetter
+		}{d, d, d, d.(AllocGetter)}
+	},
+	// Lister, InfoGetter, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			AllocGetter
+		}{d, d, d, d, d.(AllocGetter)}
+	},
+	// Stater, InfoGetter, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			AllocGetter
+		}{d, d, d, d, d.(AllocGetter)}
+	},
+	// Lister, Stater, InfoGetter, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			AllocGetter
+		}{d, d, d, d, d, d.(AllocGetter)}
+	},
+	// Writer, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			AllocGetter
+		}{d, d, d, d.(AllocGetter)}
+	},
+	// Lister, Writer, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			AllocGetter
+		}{d, d, d, d, d.(AllocGetter)}
+	},
+	// Stater, Writer, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			AllocGetter
+		}{d, d, d, d, d.(AllocGetter)}
+	},
+	// Lister, Stater, Writer, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			AllocGetter
+		}{d, d, d, d, d, d.(AllocGetter)}
+	},
+	// InfoGetter, Writer, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			AllocGetter
+		}{d, d, d, d, d.(AllocGetter)}
+	},
+	// Lister, InfoGetter, Writer, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			AllocGetter
+		}{d, d, d, d, d, d.(AllocGetter)}
+	},
+	// Stater, InfoGetter, Writer, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			AllocGetter
+		}{d, d, d, d, d, d.(AllocGetter)}
+	},
+	// Lister, Stater, InfoGetter, Writer, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			AllocGetter
+		}{d, d, d, d, d, d, d.(AllocGetter)}
+	},
+	// PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			PageLister
+			AllocGetter
+		}{d, d, d, d.(AllocGetter)}
+	},
+	// Lister, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d.(AllocGetter)}
+	},
+	// Stater, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d.(AllocGetter)}
+	},
+	// Lister, Stater, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d, d.(AllocGetter)}
+	},
+	// InfoGetter, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d.(AllocGetter)}
+	},
+	// Lister, InfoGetter, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d, d.(AllocGetter)}
+	},
+	// Stater, InfoGetter, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d, d.(AllocGetter)}
+	},
+	// Lister, Stater, InfoGetter, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d, d, d.(AllocGetter)}
+	},
+	// Writer, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d.(AllocGetter)}
+	},
+	// Lister, Writer, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d, d.(AllocGetter)}
+	},
+	// Stater, Writer, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d, d.(AllocGetter)}
+	},
+	// Lister, Stater, Writer, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d, d, d.(AllocGetter)}
+	},
+	// InfoGetter, Writer, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d, d.(AllocGetter)}
+	},
+	// Lister, InfoGetter, Writer, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d, d, d.(AllocGetter)}
+	},
+	// Stater, InfoGetter, Writer, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d, d, d.(AllocGetter)}
+	},
+	// Lister, Stater, InfoGetter, Writer, PageLister, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+			AllocGetter
+		}{d, d, d, d, d, d, d, d.(AllocGetter)}
+	},
+	// ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			ReaderInto
+			AllocGetter
+		}{d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Stater, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, Stater, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// InfoGetter, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, InfoGetter, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Stater, InfoGetter, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, Stater, InfoGetter, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Writer, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, Writer, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Stater, Writer, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, Stater, Writer, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// InfoGetter, Writer, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, InfoGetter, Writer, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Stater, InfoGetter, Writer, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, Stater, InfoGetter, Writer, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Stater, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, Stater, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// InfoGetter, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, InfoGetter, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Stater, InfoGetter, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, Stater, InfoGetter, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Writer, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, Writer, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Stater, Writer, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, Stater, Writer, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// InfoGetter, Writer, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, InfoGetter, Writer, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Stater, InfoGetter, Writer, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Lister, Stater, InfoGetter, Writer, PageLister, ReaderInto, AllocGetter
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+		}{d, d, d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
 	},
 }

@@ -17,27 +17,45 @@ var optionalTypes = []reflect.Type{
 	reflect.TypeFor[InfoGetter](),
 	reflect.TypeFor[Writer](),
 	reflect.TypeFor[PageLister](),
+	reflect.TypeFor[ReaderInto](),
+	reflect.TypeFor[AllocGetter](),
 }
 
-// full implements Full, answering nothing.
-type full struct{}
+// partialTypes are the optional interfaces Full leaves out: a decorator
+// implements them when it can serve them.
+var partialTypes = map[reflect.Type]bool{
+	reflect.TypeFor[ReaderInto]():  true,
+	reflect.TypeFor[AllocGetter](): true,
+}
 
-func (full) Get(context.Context, string) ([]byte, error)                 { return nil, nil }
-func (full) GetRange(context.Context, string, ByteRange) ([]byte, error) { return nil, nil }
-func (full) String() string                                              { return "full" }
-func (full) Close() error                                                { return nil }
-func (full) ListDir(context.Context, string) ([]string, []string, error) { return nil, nil, nil }
-func (full) ListPrefix(context.Context, string) ([]string, error)        { return nil, nil }
-func (full) Stat(context.Context, string) (Info, error)                  { return Info{}, nil }
-func (full) Set(context.Context, string, []byte) error                   { return nil }
-func (full) Delete(context.Context, string) error                        { return nil }
-func (full) ListPrefixPage(context.Context, string, string) ([]string, bool, error) {
+// full implements Full, ReaderInto and AllocGetter, answering nothing.
+type full struct{ fullOnly }
+
+// fullOnly implements Full and no more: a decorator that cannot serve
+// ReaderInto and AllocGetter.
+type fullOnly struct{}
+
+func (full) ReadInto(context.Context, string, []byte, int64) (int64, error) { return 0, nil }
+func (full) GetAlloc(context.Context, string, func(int) []byte) ([]byte, error) {
+	return nil, nil
+}
+
+func (fullOnly) Get(context.Context, string) ([]byte, error)                 { return nil, nil }
+func (fullOnly) GetRange(context.Context, string, ByteRange) ([]byte, error) { return nil, nil }
+func (fullOnly) String() string                                              { return "full" }
+func (fullOnly) Close() error                                                { return nil }
+func (fullOnly) ListDir(context.Context, string) ([]string, []string, error) { return nil, nil, nil }
+func (fullOnly) ListPrefix(context.Context, string) ([]string, error)        { return nil, nil }
+func (fullOnly) Stat(context.Context, string) (Info, error)                  { return Info{}, nil }
+func (fullOnly) Set(context.Context, string, []byte) error                   { return nil }
+func (fullOnly) Delete(context.Context, string) error                        { return nil }
+func (fullOnly) ListPrefixPage(context.Context, string, string) ([]string, bool, error) {
 	return nil, false, nil
 }
-func (full) GetRangeInfo(context.Context, string, ByteRange) ([]byte, Info, error) {
+func (fullOnly) GetRangeInfo(context.Context, string, ByteRange) ([]byte, Info, error) {
 	return nil, Info{}, nil
 }
-func (full) GetIfChanged(context.Context, string, Info) ([]byte, Info, error) {
+func (fullOnly) GetIfChanged(context.Context, string, Info) ([]byte, Info, error) {
 	return nil, Info{}, nil
 }
 
@@ -64,8 +82,8 @@ func TestDecorate(t *testing.T) {
 	var known []string
 	for _, o := range optionalTypes {
 		known = append(known, o.Name())
-		if !reflect.TypeFor[Full]().Implements(o) {
-			t.Errorf("Full does not include %s", o.Name())
+		if got := reflect.TypeFor[Full]().Implements(o); got == partialTypes[o] {
+			t.Errorf("Full includes %s: %v", o.Name(), got)
 		}
 	}
 	slices.Sort(declared)
@@ -95,6 +113,15 @@ func TestDecorate(t *testing.T) {
 		}
 		if s.String() != "full" {
 			t.Errorf("Decorate(...).String() = %q", s.String())
+		}
+		// A decorator that cannot serve ReaderInto and AllocGetter does
+		// not claim them, whatever it wraps; it keeps the others.
+		s = Decorate(fullOnly{}, under)
+		for i, o := range optionalTypes {
+			want := m&(1<<i) != 0 && !partialTypes[o]
+			if got := reflect.TypeOf(s).Implements(o); got != want {
+				t.Errorf("Decorate of a Full-only decorator of a store with interfaces %d implements %s: %v, want %v", m, o.Name(), got, want)
+			}
 		}
 	}
 }

@@ -17,7 +17,11 @@ import (
 )
 
 // optional must list the interfaces of Decorate's bits, in order.
-var optional = []string{"Lister", "Stater", "InfoGetter", "Writer", "PageLister"}
+var optional = []string{"Lister", "Stater", "InfoGetter", "Writer", "PageLister", "ReaderInto", "AllocGetter"}
+
+// partial are the optional interfaces not in Full: Decorate sets their
+// bits only for a decorator that implements them.
+var partial = map[string]bool{"ReaderInto": true, "AllocGetter": true}
 
 func main() {
 	var b bytes.Buffer
@@ -35,8 +39,11 @@ func main() {
 			}
 		}
 		vals := make([]string, len(fields))
-		for i := range vals {
+		for i, f := range fields {
 			vals[i] = "d"
+			if partial[f] {
+				vals[i] = "d.(" + f + ")"
+			}
 		}
 		comment := strings.Join(names, ", ")
 		if comment == "" {

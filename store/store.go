@@ -15,11 +15,13 @@
 //     that run concurrently with a Set or Delete of the same key see either
 //     the old or the new value, never a mixture.
 //
-// Listing, writing, metadata and closing are separate small interfaces
-// (Lister, PageLister, Writer, Stater, InfoGetter, io.Closer) discovered by type
-// assertion, as in io.Reader/io.WriterTo: a read-only HTTP store implements
-// only Store. A decorator (deadline, fault) implements them all (Full) and
-// Decorate gives it exactly those of the store it wraps.
+// Listing, writing, metadata, reading into the caller's buffers and
+// closing are separate small interfaces (Lister, PageLister, Writer,
+// Stater, InfoGetter, ReaderInto, AllocGetter, io.Closer) discovered by
+// type assertion, as in io.Reader/io.WriterTo: a read-only HTTP store
+// implements only Store. A decorator (deadline, fault, diskcache)
+// implements Full, and those of ReaderInto and AllocGetter it can serve,
+// and Decorate gives it exactly those of the store it wraps.
 package store
 
 import (
@@ -176,6 +178,34 @@ type Stater interface {
 type InfoGetter interface {
 	GetRangeInfo(ctx context.Context, key string, r ByteRange) ([]byte, Info, error)
 	GetIfChanged(ctx context.Context, key string, old Info) ([]byte, Info, error)
+}
+
+// ReaderInto is implemented by stores that read part of a value straight
+// into a buffer of the caller's, as io.ReaderAt does (the directory
+// store's files): a reader of uncompressed chunks then copies them once,
+// from the store into its output. ReadInto fills p from offset off of the
+// value of key and returns the size of the whole value, so that the
+// caller can tell a value of an unexpected size. When the value holds
+// fewer than off+len(p) bytes it fails with an error matching
+// io.ErrUnexpectedEOF (p's contents are then undefined); a missing key
+// matches ErrNotExist. ReadInto does not retain p, and writes to it only
+// until it returns: a decorator that gives up waiting for the store it
+// wraps (a deadline) cannot implement it.
+type ReaderInto interface {
+	ReadInto(ctx context.Context, key string, p []byte, off int64) (size int64, err error)
+}
+
+// AllocGetter is implemented by stores that read a whole value into a
+// buffer the caller provides once the value's size is known, so that the
+// caller can reuse buffers (a pool of the chunk size) instead of leaving
+// one to the garbage collector per read. GetAlloc calls alloc(n) at most
+// once, n the value's size, and must get back a slice of exactly length n
+// (its contents are overwritten); it returns that slice, or a shorter
+// prefix of it when the value shrank while it was read. As for Get, the
+// caller owns the result, and GetAlloc uses the buffer only until it
+// returns.
+type AllocGetter interface {
+	GetAlloc(ctx context.Context, key string, alloc func(n int) []byte) ([]byte, error)
 }
 
 // Closer is io.Closer; stores holding files or connections implement it.

@@ -91,18 +91,12 @@ func (a *Array) chunkError(key string, err error) error {
 	return store.Errorf(a.st, a.ExplainChunkError(err), "array %q: chunk %q", "/"+a.path, key)
 }
 
-// allocGetter is implemented by stores that read a value into a buffer
-// the caller provides for its size (the directory store).
-type allocGetter interface {
-	GetAlloc(ctx context.Context, key string, alloc func(n int) []byte) ([]byte, error)
-}
-
 // getStored returns the stored bytes of the chunk at key. When the store
-// reads into a buffer of the caller's, and the elements have a fixed size
+// reads into a buffer of the caller's (store.AllocGetter), and the elements have a fixed size
 // (so that nothing decoded from it points into it), they lie in buf, a
 // buffer from the array's pool; buf is nil otherwise.
 func (a *Array) getStored(ctx context.Context, key string) (data, buf []byte, err error) {
-	g, ok := a.st.(allocGetter)
+	g, ok := a.st.(store.AllocGetter)
 	if !ok || a.Variable() {
 		data, err = a.st.Get(ctx, key)
 		return data, nil, err

@@ -73,7 +73,7 @@ func (c storedChunk) Remember(ctx context.Context, part int64, load func(context
 // buffer (codec.ReaderInto): the directory store's files.
 type fileChunk struct {
 	storedChunk
-	rr rangeReader
+	rr store.ReaderInto
 }
 
 // ReadInto implements codec.ReaderInto.

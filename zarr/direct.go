@@ -10,28 +10,20 @@ import (
 	"github.com/zarrfs/zarrfs/store"
 )
 
-// rangeReader is implemented by stores that read part of a value straight
-// into the caller's buffer (the directory store): ReadInto fills p from
-// offset off of the value of key and returns the value's size; a value
-// shorter than off+len(p) is an error matching io.ErrUnexpectedEOF.
-type rangeReader interface {
-	ReadInto(ctx context.Context, key string, p []byte, off int64) (int64, error)
-}
-
 // directMin is the average run length from which a read copies its runs
 // straight from uncompressed chunks in the store.
 const directMin = 32 << 10
 
-// rawReader returns the store's rangeReader when the array's chunks are
+// rawReader returns the store's store.ReaderInto when the array's chunks are
 // stored as their decoded bytes (codec.PartsStored: the little-endian
 // bytes codec alone): then a read copies its runs from the store into the
 // caller's buffer, one copy, without decoding whole chunks into the cache
 // first.
-func (a *Array) rawReader() rangeReader {
+func (a *Array) rawReader() store.ReaderInto {
 	if a.Pipeline() == nil || a.Pipeline().Parts() != codec.PartsStored {
 		return nil
 	}
-	rr, _ := a.st.(rangeReader)
+	rr, _ := a.st.(store.ReaderInto)
 	return rr
 }
 

@@ -6,9 +6,13 @@
 // finishes, or not, on its own goroutine.
 //
 // The decorated store keeps exactly the optional interfaces (store.Lister,
-// store.Stater, store.InfoGetter, store.Writer) of the store it wraps
-// (store.Decorate), so callers that discover capabilities by type assertion
-// see no difference; it is an io.Closer that closes the wrapped store.
+// store.Stater, store.InfoGetter, store.Writer, store.PageLister) of the
+// store it wraps (store.Decorate), so callers that discover capabilities by
+// type assertion see no difference; it is an io.Closer that closes the
+// wrapped store. It has no store.ReaderInto or store.AllocGetter, whatever
+// it wraps: those lend the caller's buffer to the store, and a stuck call
+// left running after its deadline would write into it once the caller has
+// reused it. Reads through it take Get and GetRange instead.
 package deadline
 
 import (

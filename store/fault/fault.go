@@ -6,7 +6,8 @@
 // whose caller went away was really cancelled.
 //
 // The decorated store keeps exactly the optional interfaces (store.Lister,
-// store.Stater, store.InfoGetter, store.Writer) of the store it wraps
+// store.Stater, store.InfoGetter, store.Writer, store.PageLister,
+// store.ReaderInto, store.AllocGetter) of the store it wraps
 // (store.Decorate), and io.Closer.
 package fault
 
@@ -62,8 +63,9 @@ type Rule struct {
 	// Prefix selects the keys the rule applies to ("" for every key); a
 	// listing matches by the directory or prefix it lists.
 	Prefix string
-	// Ops limits the rule to some operations: any of "get" (GetRangeInfo
-	// too), "list", "stat", "set", "delete"; none means all.
+	// Ops limits the rule to some operations: any of "get" (GetRangeInfo,
+	// ReadInto and GetAlloc too), "list", "stat", "set", "delete"; none
+	// means all.
 	Ops []string
 	// Err is what Error and Flap fail with; nil means ErrInjected.
 	Err error
@@ -247,6 +249,17 @@ func (b *base) Get(ctx context.Context, key string) ([]byte, error) {
 
 func (b *base) GetRange(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
 	return do(b.f, ctx, "get", key, func() ([]byte, error) { return b.f.s.GetRange(ctx, key, r) })
+}
+
+// ReadInto is store.ReaderInto, by the rules of "get"; the wrapped
+// store reads into p only while ReadInto runs (a fault comes before it).
+func (b *base) ReadInto(ctx context.Context, key string, p []byte, off int64) (int64, error) {
+	return do(b.f, ctx, "get", key, func() (int64, error) { return b.f.s.(store.ReaderInto).ReadInto(ctx, key, p, off) })
+}
+
+// GetAlloc is store.AllocGetter, by the rules of "get".
+func (b *base) GetAlloc(ctx context.Context, key string, alloc func(n int) []byte) ([]byte, error) {
+	return do(b.f, ctx, "get", key, func() ([]byte, error) { return b.f.s.(store.AllocGetter).GetAlloc(ctx, key, alloc) })
 }
 
 func (b *base) String() string { return b.f.s.String() }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/dir"
 	"github.com/zarrfs/zarrfs/store/memory"
 	"github.com/zarrfs/zarrfs/store/storetest"
 )
@@ -211,5 +213,53 @@ func TestConcurrentSet(t *testing.T) {
 	wg.Wait()
 	if !f.WaitIdle(time.Second) {
 		t.Errorf("%d requests still active", f.Active())
+	}
+}
+
+// TestConformanceDir: over the directory store the decorator keeps its
+// store.ReaderInto and store.AllocGetter, which the suite checks, and
+// every other optional interface of it.
+func TestConformanceDir(t *testing.T) {
+	storetest.RunReadOnly(t, func(t *testing.T, data map[string][]byte) store.Store {
+		d, err := dir.Open(t.TempDir(), dir.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range data {
+			if err := d.Set(context.Background(), k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, s := New(d)
+		if got, want := storetest.Capabilities(s), storetest.Capabilities(d); !slices.Equal(got, want) {
+			t.Fatalf("decorated dir store implements %v; the store itself %v", got, want)
+		}
+		return s
+	})
+}
+
+// TestReadIntoFaults: the reads into the caller's buffer obey the rules
+// of "get" as Get does.
+func TestReadIntoFaults(t *testing.T) {
+	d, err := dir.Open(t.TempDir(), dir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := d.Set(ctx, "a/0", []byte("zero")); err != nil {
+		t.Fatal(err)
+	}
+	f, s := New(d)
+	f.Set(Rule{Kind: Error, Ops: []string{"get"}})
+	if _, err := s.(store.ReaderInto).ReadInto(ctx, "a/0", make([]byte, 2), 1); !errors.Is(err, ErrInjected) {
+		t.Errorf("ReadInto under an Error rule: %v; want ErrInjected", err)
+	}
+	if _, err := s.(store.AllocGetter).GetAlloc(ctx, "a/0", func(n int) []byte { return make([]byte, n) }); !errors.Is(err, ErrInjected) {
+		t.Errorf("GetAlloc under an Error rule: %v; want ErrInjected", err)
+	}
+	f.Set()
+	p := make([]byte, 2)
+	if size, err := s.(store.ReaderInto).ReadInto(ctx, "a/0", p, 1); err != nil || size != 4 || string(p) != "er" {
+		t.Errorf("ReadInto with no rule = %d, %v, %q; want 4, nil, \"er\"", size, err, p)
 	}
 }
