@@ -140,14 +140,12 @@ func (l chunkParts) load(ctx context.Context, lin int64, runs []run) (*chunkValu
 	return &chunkValue{placed: true}, nil
 }
 
-// loader returns how a read loads its chunks: in part where the codecs
-// decode parts of chunks and partial is set (a random reader's read,
+// loader returns how a read loads its chunks: in part where the array's
+// strategy is readPartial and partial is set (a random reader's read,
 // which needs little of each chunk), straight into out's place (see
 // chunkParts), whole otherwise.
 func (a *Array) loader(partial bool, out func(run) []byte) chunkLoader {
-	// (A rectilinear grid's chunks have pipelines of their own, of the
-	// same codecs: the first chunk's tells what they all can.)
-	if partial && a.cache != nil && a.Pipeline().Parts() == codec.PartsDecoded {
+	if partial && a.strategy == readPartial {
 		return chunkParts{a, out}
 	}
 	return wholeChunks{a}

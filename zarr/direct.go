@@ -6,7 +6,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/zarrfs/zarrfs/codec"
 	"github.com/zarrfs/zarrfs/store"
 )
 
@@ -14,28 +13,15 @@ import (
 // straight from uncompressed chunks in the store.
 const directMin = 32 << 10
 
-// rawReader returns the store's store.ReaderInto when the array's chunks are
-// stored as their decoded bytes (codec.PartsStored: the little-endian
-// bytes codec alone): then a read copies its runs from the store into the
-// caller's buffer, one copy, without decoding whole chunks into the cache
-// first.
-func (a *Array) rawReader() store.ReaderInto {
-	if a.Pipeline() == nil || a.Pipeline().Parts() != codec.PartsStored {
-		return nil
-	}
-	rr, _ := a.st.(store.ReaderInto)
-	return rr
-}
-
 // readDirect reads the elements [e0, e1) into dst straight from the
-// store when the array's chunks are uncompressed and the read has few
-// runs; it reports false (having read nothing) otherwise. The kernel's
+// store (the array's strategy is readDirect: its chunks are stored as
+// their decoded bytes, little-endian, in a store that reads into the
+// caller's buffer; one copy, without decoding whole chunks into the
+// cache first) when the read has few runs; it reports false (having
+// read nothing) otherwise. The kernel's
 // page cache of the store's files is then the cache.
 func (a *Array) readDirect(ctx context.Context, dst []byte, e0, e1 int64) (bool, error) {
-	rr := a.rawReader()
-	if rr == nil {
-		return false, nil
-	}
+	rr := a.raw
 	size := int64(a.DataType().Size)
 	// Each run costs a store call (open, read, close): allow two short
 	// ones at the ends of the read, and otherwise runs of directMin bytes

@@ -310,7 +310,7 @@ func TestReadPathDirStore(t *testing.T) {
 			t.Run(ar.name+"/"+o.name, func(t *testing.T) {
 				n := openArrayNode(t, st, o.opts)
 				direct := strings.Contains(ar.name, "-raw-") && !strings.HasSuffix(ar.name, "big-endian") || ar.name == "tiles"
-				if got := n.Array.rawReader() != nil; got != direct {
+				if got := n.Array.strategy == readDirect; got != direct {
 					t.Errorf("read straight from the chunk files: %v, want %v", got, direct)
 				}
 				checkReadPath(t, n.Array, want, rng)
@@ -347,7 +347,7 @@ func TestReadDirectWrongSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := openArrayNode(t, st, Options{})
-	if n.Array.rawReader() == nil {
+	if n.Array.strategy != readDirect {
 		t.Fatal("an uncompressed array in a directory store is not read directly")
 	}
 	for _, k := range []int64{100 << 10, 16, 128 << 10} {
