@@ -161,13 +161,29 @@ type Shuffle struct {
 	ElementSize int
 }
 
+// newShuffle reads numcodecs' "elementsize" and "element_size", the name
+// the zarr-extensions registry's examples give the same member (codecs/
+// conditional/README.md: {"name": "shuffle", "configuration":
+// {"element_size": 4}}). Both present and different, or either negative,
+// is invalid metadata: silently picking one would unshuffle wrongly.
 func newShuffle(cfg Config) (Codec, error) {
 	c := Shuffle{ElementSize: 4} // numcodecs' default
-	if _, err := cfg.Decode("shuffle", "elementsize", &c.ElementSize); err != nil {
-		return nil, err
+	var sizes [2]int
+	var set [2]bool
+	for i, key := range [2]string{"elementsize", "element_size"} {
+		ok, err := cfg.Decode("shuffle", key, &sizes[i])
+		if err != nil {
+			return nil, err
+		}
+		if ok && sizes[i] < 0 {
+			return nil, fmt.Errorf("shuffle: %s %d is negative", key, sizes[i])
+		}
+		if set[i] = ok; ok {
+			c.ElementSize = sizes[i]
+		}
 	}
-	if c.ElementSize < 0 {
-		return nil, fmt.Errorf("shuffle: elementsize %d is negative", c.ElementSize)
+	if set[0] && set[1] && sizes[0] != sizes[1] {
+		return nil, fmt.Errorf("shuffle: elementsize %d and element_size %d disagree", sizes[0], sizes[1])
 	}
 	return c, nil
 }
