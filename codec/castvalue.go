@@ -1,151 +1,20 @@
 package codec
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 )
 
 // The array→array codecs scale_offset and cast_value of zarr-extensions
-// (codecs/scale_offset, codecs/cast_value), for the integer types and
-// float32/float64: zarr-python 3.2 writes them, as the successors of
-// numcodecs' fixedscaleoffset and astype.
+// (codecs/scale_offset, codecs/cast_value), for every type they list:
+// int2 … int64, uint2 … uint64, float16/32/64, bfloat16 and the float8,
+// float6 and float4 types. zarr-python 3.2 writes them, as the successors
+// of numcodecs' fixedscaleoffset and astype.
 
 func init() {
 	Register(newScaleOffset, "scale_offset")
 	Register(newCastValue, "cast_value")
-}
-
-// numType is an integer or float type these codecs compute in.
-type numType struct {
-	kind byte // 'i', 'u' or 'f'
-	size int
-}
-
-// numTypeOf returns the numType of t, or an unsupported error.
-func numTypeOf(codec string, t DataType) (numType, error) {
-	if nt, err := ParseNumpyType(t.Name); err == nil && nt.Size == t.Size {
-		switch {
-		case nt.Kind == 'i' || nt.Kind == 'u', nt.Kind == 'f' && nt.Size >= 4:
-			return numType{nt.Kind, nt.Size}, nil
-		}
-	}
-	return numType{}, Unsupportedf("%s on data type %s", codec, t.Name)
-}
-
-// num is one value: an integer (i for signed types, u for unsigned) or a
-// float.
-type num struct {
-	i int64
-	u uint64
-	f float64
-}
-
-func (t numType) load(b []byte) num {
-	switch {
-	case t.kind == 'f' && t.size == 4:
-		return num{f: float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))}
-	case t.kind == 'f':
-		return num{f: math.Float64frombits(binary.LittleEndian.Uint64(b))}
-	}
-	var u uint64
-	for k := t.size - 1; k >= 0; k-- {
-		u = u<<8 | uint64(b[k])
-	}
-	if t.kind == 'u' {
-		return num{u: u}
-	}
-	shift := 64 - 8*t.size
-	return num{i: int64(u<<shift) >> shift}
-}
-
-func (t numType) store(b []byte, v num) {
-	switch {
-	case t.kind == 'f' && t.size == 4:
-		binary.LittleEndian.PutUint32(b, math.Float32bits(float32(v.f)))
-		return
-	case t.kind == 'f':
-		binary.LittleEndian.PutUint64(b, math.Float64bits(v.f))
-		return
-	}
-	u := v.u
-	if t.kind == 'i' {
-		u = uint64(v.i)
-	}
-	for k := range t.size {
-		b[k] = byte(u >> (8 * k))
-	}
-}
-
-// parse reads a scalar spelled as a v3 fill value of t: a number, or for
-// floats "NaN", "Infinity", "+Infinity", "-Infinity" or hex bits.
-func (t numType) parse(raw json.RawMessage) (num, error) {
-	var s string
-	if json.Unmarshal(raw, &s) == nil && t.kind == 'f' {
-		switch s {
-		case "NaN":
-			return num{f: math.NaN()}, nil
-		case "Infinity", "+Infinity":
-			return num{f: math.Inf(1)}, nil
-		case "-Infinity":
-			return num{f: math.Inf(-1)}, nil
-		}
-		if h, ok := strings.CutPrefix(s, "0x"); ok && len(h) == 2*t.size {
-			b := make([]byte, t.size)
-			for k := range t.size {
-				var x byte
-				if _, err := fmt.Sscanf(h[2*k:2*k+2], "%02x", &x); err != nil {
-					return num{}, fmt.Errorf("%q is not hex", s)
-				}
-				b[t.size-1-k] = x
-			}
-			return t.load(b), nil
-		}
-		return num{}, fmt.Errorf("%q is not a value of a float type", s)
-	}
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err != nil {
-		return num{}, fmt.Errorf("%s is not a number", jsonText(raw))
-	}
-	switch t.kind {
-	case 'f':
-		f, err := n.Float64()
-		if err != nil {
-			return num{}, err
-		}
-		if t.size == 4 {
-			f = float64(float32(f))
-		}
-		return num{f: f}, nil
-	case 'u':
-		var u uint64
-		if _, err := fmt.Sscan(n.String(), &u); err != nil || strings.ContainsAny(n.String(), ".eE-") {
-			return num{}, fmt.Errorf("%s is not a %d-byte unsigned integer", n, t.size)
-		}
-		if t.size < 8 && u >= 1<<(8*t.size) {
-			return num{}, fmt.Errorf("%s is out of range", n)
-		}
-		return num{u: u}, nil
-	}
-	var i int64
-	if _, err := fmt.Sscan(n.String(), &i); err != nil || strings.ContainsAny(n.String(), ".eE") {
-		return num{}, fmt.Errorf("%s is not a %d-byte integer", n, t.size)
-	}
-	if lim := int64(1) << (8*t.size - 1); t.size < 8 && (i < -lim || i >= lim) {
-		return num{}, fmt.Errorf("%s is out of range", n)
-	}
-	return num{i: i}, nil
-}
-
-// equal compares two values of t (NaN equals NaN, as scalar_map keys
-// match).
-func (t numType) equal(a, b num) bool {
-	if t.kind == 'f' {
-		return a.f == b.f && math.Signbit(a.f) == math.Signbit(b.f) || math.IsNaN(a.f) && math.IsNaN(b.f)
-	}
-	return a == b
 }
 
 // ScaleOffset is the "scale_offset" codec: encoding computes
@@ -241,17 +110,25 @@ func (c ScaleOffset) apply(chunk []byte, spec ArraySpec, decode bool) ([]byte, e
 func (t numType) scaleOffset(v, off, scale num, decode bool) (num, error) {
 	switch t.kind {
 	case 'f':
-		if t.size == 4 {
-			a, o, s := float32(v.f), float32(off.f), float32(scale.f)
-			if decode {
-				return num{f: float64(a/s + o)}, nil
-			}
-			return num{f: float64((a - o) * s)}, nil
+		// Each step rounded to t (nearest-even), as NumPy's float16 and
+		// ml_dtypes's arithmetic round float32 results: exact rounding,
+		// since float64 carries more than twice t's precision plus 2.
+		step := func(f float64) (num, error) {
+			r, err := t.roundFloat(f, "nearest-even", overflowIEEE)
+			return num{f: r}, err
 		}
 		if decode {
-			return num{f: v.f/scale.f + off.f}, nil
+			q, err := step(v.f / scale.f)
+			if err != nil {
+				return q, err
+			}
+			return step(q.f + off.f)
 		}
-		return num{f: (v.f - off.f) * scale.f}, nil
+		d, err := step(v.f - off.f)
+		if err != nil {
+			return d, err
+		}
+		return step(d.f * scale.f)
 	case 'u':
 		if decode {
 			if scale.u == 0 || v.u%scale.u != 0 {
@@ -292,18 +169,6 @@ func (t numType) scaleOffset(v, off, scale num, decode bool) (num, error) {
 		return num{}, fmt.Errorf("(%d − %d) × %d overflows", v.i, off.i, scale.i)
 	}
 	return num{i: p}, nil
-}
-
-// fits reports whether i (signed types) or u (unsigned) is in t's range.
-func (t numType) fits(i int64, u uint64) bool {
-	if t.size == 8 {
-		return true
-	}
-	if t.kind == 'u' {
-		return u < 1<<(8*t.size)
-	}
-	lim := int64(1) << (8*t.size - 1)
-	return i >= -lim && i < lim
 }
 
 // CastValue is the "cast_value" codec: each value converted to DataType
@@ -352,8 +217,13 @@ func newCastValue(cfg Config) (Codec, error) {
 	if c.DataType == "" {
 		return nil, fmt.Errorf("cast_value: data_type is missing")
 	}
-	if _, ok := numpyNames[c.DataType]; !ok {
+	t, ok := numTypeNamed(c.DataType)
+	if !ok {
 		return nil, Unsupportedf("cast_value to %s", c.DataType)
+	}
+	if t.kind == 'f' && c.OutOfRange == "wrap" {
+		// "Only permitted when data_type is an integral type".
+		return nil, fmt.Errorf("cast_value: out_of_range \"wrap\" with the float data_type %s", c.DataType)
 	}
 	return c, nil
 }
@@ -363,8 +233,8 @@ func (CastValue) Name() string { return "cast_value" }
 
 // target returns the encoded data type.
 func (c CastValue) target() DataType {
-	t, _ := ParseNumpyType(numpyNames[c.DataType])
-	return DataType{Name: c.DataType, Size: t.Size}
+	t, _ := numTypeNamed(c.DataType)
+	return DataType{Name: c.DataType, Size: t.size}
 }
 
 // EncodedSpec implements ArrayToArray: the encoded type, the fill value
@@ -436,23 +306,27 @@ next:
 // and out-of-range rules.
 func (c CastValue) convert(v num, from, to numType) (num, error) {
 	if to.kind == 'f' {
-		var f float64
+		// The exact value, rounded once by c.Rounding; beyond the range:
+		// out_of_range "clamp" (±Inf, or the largest finite value of
+		// formats without one), else an error ("wrap" is for integers).
+		overflow := overflowError
+		if c.OutOfRange == "clamp" {
+			overflow = overflowClamp
+		}
 		switch from.kind {
 		case 'f':
-			f = v.f
+			f, err := to.roundFloat(v.f, c.Rounding, overflow)
+			return num{f: f}, err
 		case 'u':
-			f = float64(v.u) // nearest-even; exact below 2^53
-		default:
-			f = float64(v.i)
+			f, err := to.roundTo(false, v.u, 0, c.Rounding, overflow)
+			return num{f: f}, err
 		}
-		if to.size == 4 {
-			f32 := float32(f)
-			if math.IsInf(float64(f32), 0) && !math.IsInf(f, 0) && c.OutOfRange == "" {
-				return num{}, fmt.Errorf("%v is out of the range of float32", f)
-			}
-			f = float64(f32)
+		mag := uint64(v.i)
+		if v.i < 0 {
+			mag = -mag
 		}
-		return num{f: f}, nil
+		f, err := to.roundTo(v.i < 0, mag, 0, c.Rounding, overflow)
+		return num{f: f}, err
 	}
 	// To an integer type: from an integer, or a rounded float.
 	var neg bool
@@ -478,7 +352,7 @@ func (c CastValue) convert(v num, from, to numType) (num, error) {
 		}
 		neg, mag = r < 0, uint64(math.Abs(r))
 	}
-	bits := 8 * to.size
+	bits := to.bits
 	var lo, hi uint64 // the magnitudes allowed below and above zero
 	if to.kind == 'u' {
 		lo, hi = 0, math.MaxUint64>>(64-bits)

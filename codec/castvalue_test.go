@@ -72,12 +72,13 @@ func TestPeerScaleOffsetCastValue(t *testing.T) {
 		nt, _ := ParseNumpyType(c.DType)
 		dt := DataType{Name: c.DType, Size: nt.Size}
 		n := len(decoded) / dt.Size
-		fill, err := numType{nt.Kind, nt.Size}.parse(c.Fill)
+		numT, _ := numTypeNamed(c.DType)
+		fill, err := numT.parse(c.Fill)
 		if err != nil {
 			t.Fatal(err)
 		}
 		fillBytes := make([]byte, dt.Size)
-		numType{nt.Kind, nt.Size}.store(fillBytes, fill)
+		numT.store(fillBytes, fill)
 		cs, err := ParseCodecList(c.Codecs)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)
@@ -105,8 +106,7 @@ func sameFloats(a, b []byte, dt DataType) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	nt, _ := ParseNumpyType(dt.Name)
-	t := numType{nt.Kind, nt.Size}
+	t, _ := numTypeNamed(dt.Name)
 	for k := 0; k < len(a); k += t.size {
 		if !t.equal(t.load(a[k:]), t.load(b[k:])) {
 			return false
@@ -122,6 +122,8 @@ func TestCastValueErrors(t *testing.T) {
 		`[{"name": "cast_value", "configuration": {"data_type": "uint8", "rounding": "up"}}, "bytes"]`,
 		`[{"name": "cast_value", "configuration": {"data_type": "uint8", "extra": 1}}, "bytes"]`,
 		`[{"name": "scale_offset", "configuration": {"factor": 2}}, "bytes"]`,
+		// "wrap": "Only permitted when data_type is an integral type".
+		`[{"name": "cast_value", "configuration": {"data_type": "bfloat16", "out_of_range": "wrap"}}, "bytes"]`,
 	} {
 		if _, err := ParseCodecList(json.RawMessage(codecs)); err == nil {
 			t.Errorf("%s: no error", codecs)
@@ -145,24 +147,36 @@ func TestCastValueErrors(t *testing.T) {
 	if _, err := (ScaleOffset{Offset: json.RawMessage("10")}).Decode([]byte{250}, u8); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("250 + 10: %v", err)
 	}
-	if _, err := (ScaleOffset{}).Decode([]byte{1, 2}, ArraySpec{Shape: []int{1}, DataType: DataType{Name: "float16", Size: 2}}); !errors.Is(err, ErrUnsupported) {
-		t.Errorf("float16: %v", err)
+	// A float4_e2m1fn has neither NaN nor infinity: NaN and 1 / 0 are
+	// errors, not some code.
+	f4 := ArraySpec{Shape: []int{1}, DataType: DataType{Name: "float4_e2m1fn", Size: 1}}
+	if _, err := (ScaleOffset{Offset: json.RawMessage(`"NaN"`)}).Decode([]byte{2}, f4); err == nil {
+		t.Errorf("NaN offset on float4_e2m1fn: no error")
+	}
+	if _, err := (ScaleOffset{Scale: json.RawMessage("0")}).Decode([]byte{2}, f4); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("1 / 0 in float4_e2m1fn: %v", err)
+	}
+	if _, err := (ScaleOffset{}).Decode(make([]byte, 8), ArraySpec{Shape: []int{1}, DataType: DataType{Name: "complex64", Size: 8}}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("complex64: %v", err)
 	}
 }
 
 // FuzzCastValue decodes arbitrary bytes through scale_offset and
-// cast_value between arbitrary integer and float types: an error or
-// exactly the decoded size.
+// cast_value between arbitrary integer, float and ML types: an error or
+// exactly the decoded size, never a panic.
 func FuzzCastValue(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8}, uint8(0), uint8(3), uint8(2), int8(-3), int8(3))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xf0, 0x7f}, uint8(9), uint8(1), uint8(1), int8(0), int8(0))
-	names := []string{"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64"}
+	f.Add([]byte{0x80, 0x7f, 0xff, 0x00, 0x7e, 0x01, 0x7c, 0xfc}, uint8(16), uint8(19), uint8(1), int8(-1), int8(-2))
+	names := []string{"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64",
+		"float16", "bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2",
+		"float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "int2", "uint2", "int4", "uint4"}
 	f.Fuzz(func(t *testing.T, data []byte, from, to, oor uint8, off, scale int8) {
 		ft, tt := names[int(from)%len(names)], names[int(to)%len(names)]
 		c := CastValue{DataType: tt, Rounding: "nearest-even", OutOfRange: []string{"", "clamp", "wrap"}[oor%3]}
 		spec := ArraySpec{Shape: []int{4}, DataType: DataType{Name: ft}}
-		nt, _ := ParseNumpyType(ft)
-		spec.DataType.Size = nt.Size
+		nt, _ := numTypeNamed(ft)
+		spec.DataType.Size = nt.size
 		enc := c.target()
 		if len(data) < 4*enc.Size {
 			return

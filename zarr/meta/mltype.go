@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/zarrfs/zarrfs/codec"
 )
 
 // The data types of zarr-extensions that machine-learning tools use and
@@ -29,42 +31,26 @@ type mlType struct {
 	bits int
 	// integers: int2/int4 (signed) and uint2/uint4.
 	integer, signed bool
-	// floats: exponent and mantissa bits, bias, and their specials.
-	exp, man, bias int
-	special        floatSpecial
+	// floats: the bit layout (exponent, mantissa, bias, specials), which
+	// the codec package's scale_offset and cast_value share.
+	ff codec.FloatFormat
 }
-
-// floatSpecial is how a small float format spells NaN and infinity.
-type floatSpecial int
-
-const (
-	ieeeSpecials floatSpecial = iota // all-ones exponent: ±Inf (mantissa 0) or NaN
-	fnuzSpecials                     // no infinity; 0x80 (negative zero) is NaN
-	fnSpecials                       // neither infinity nor NaN
-	e8m0Specials                     // no sign, no zero; 0xff is NaN
-)
 
 // mlTypes are the ML types by their registered names (chunk-grids and
 // data-types of zarr-extensions, July 2026), each README's bit layout.
 var mlTypes = map[string]mlType{
-	"bfloat16":           {size: 2, bits: 16, exp: 8, man: 7, bias: 127},
-	"float8_e3m4":        {size: 1, bits: 8, exp: 3, man: 4, bias: 3},
-	"float8_e4m3":        {size: 1, bits: 8, exp: 4, man: 3, bias: 7},
-	"float8_e4m3b11fnuz": {size: 1, bits: 8, exp: 4, man: 3, bias: 11, special: fnuzSpecials},
-	"float8_e4m3fnuz":    {size: 1, bits: 8, exp: 4, man: 3, bias: 8, special: fnuzSpecials},
-	"float8_e5m2":        {size: 1, bits: 8, exp: 5, man: 2, bias: 15},
-	"float8_e5m2fnuz":    {size: 1, bits: 8, exp: 5, man: 2, bias: 16, special: fnuzSpecials},
-	"float8_e8m0fnu":     {size: 1, bits: 8, exp: 8, man: 0, bias: 127, special: e8m0Specials},
-	"float6_e2m3fn":      {size: 1, bits: 6, exp: 2, man: 3, bias: 1, special: fnSpecials},
-	"float6_e3m2fn":      {size: 1, bits: 6, exp: 3, man: 2, bias: 3, special: fnSpecials},
-	"float4_e2m1fn":      {size: 1, bits: 4, exp: 2, man: 1, bias: 1, special: fnSpecials},
-	"int2":               {size: 1, bits: 2, integer: true, signed: true},
-	"uint2":              {size: 1, bits: 2, integer: true},
-	"int4":               {size: 1, bits: 4, integer: true, signed: true},
-	"uint4":              {size: 1, bits: 4, integer: true},
+	"int2":  {size: 1, bits: 2, integer: true, signed: true},
+	"uint2": {size: 1, bits: 2, integer: true},
+	"int4":  {size: 1, bits: 4, integer: true, signed: true},
+	"uint4": {size: 1, bits: 4, integer: true},
 }
 
 func init() {
+	for _, name := range []string{"bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fnuz",
+		"float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"} {
+		ff, _ := codec.FloatFormatOf(name)
+		mlTypes[name] = mlType{size: (ff.Bits + 7) / 8, bits: ff.Bits, ff: ff}
+	}
 	// The complex forms: complex_bfloat16, complex_float8_e4m3 …, and
 	// complex_float16 (NumPy has no complex32).
 	for name, t := range mlTypes {
@@ -73,7 +59,8 @@ func init() {
 			mlTypes["complex_"+name] = t
 		}
 	}
-	mlTypes["complex_float16"] = mlType{size: 2, complex: true, bits: 16, exp: 5, man: 10, bias: 15}
+	f16, _ := codec.FloatFormatOf("float16")
+	mlTypes["complex_float16"] = mlType{size: 2, complex: true, bits: 16, ff: f16}
 }
 
 // parseMLType returns the dtype of the ML type name, if it is one.
@@ -91,9 +78,6 @@ func parseMLType(name string) (dtype, bool) {
 
 // float decodes one component (its little-endian bytes b).
 func (t mlType) float(b []byte) float64 {
-	if t.size == 2 && t.exp == 8 { // bfloat16: the top half of a float32
-		return float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(b)) << 16))
-	}
 	var v uint32
 	if t.size == 2 {
 		v = uint32(binary.LittleEndian.Uint16(b))
@@ -107,33 +91,7 @@ func (t mlType) float(b []byte) float64 {
 		}
 		return float64(v)
 	}
-	switch t.special {
-	case e8m0Specials:
-		if v == 0xff {
-			return math.NaN()
-		}
-		return math.Ldexp(1, int(v)-t.bias)
-	case fnuzSpecials:
-		if v == 0x80 {
-			return math.NaN()
-		}
-	}
-	sign := 1.0
-	if v>>(t.exp+t.man)&1 != 0 {
-		sign = -1
-	}
-	e := int(v >> t.man & (1<<t.exp - 1))
-	m := float64(v & (1<<t.man - 1))
-	if t.special == ieeeSpecials && e == 1<<t.exp-1 {
-		if m == 0 {
-			return math.Inf(int(sign))
-		}
-		return math.NaN()
-	}
-	if e == 0 {
-		return sign * math.Ldexp(m, 1-t.bias-t.man)
-	}
-	return sign * math.Ldexp(1+math.Ldexp(m, -t.man), e-t.bias)
+	return t.ff.Value(uint64(v))
 }
 
 // MLElement returns a decoder of elements of the ML type name to float64
@@ -162,7 +120,7 @@ func (t mlType) encode(v float64) (uint32, error) {
 		}
 		return uint32(int32(v)) & (1<<t.bits - 1), nil
 	}
-	if t.size == 2 && t.exp == 8 {
+	if t.size == 2 && t.ff.Exp == 8 {
 		f := float32(v)
 		bits := math.Float32bits(f)
 		if f != f {
@@ -177,7 +135,7 @@ func (t mlType) encode(v float64) (uint32, error) {
 		switch {
 		case math.IsNaN(v) || math.IsNaN(x):
 			if math.IsNaN(v) && math.IsNaN(x) {
-				return t.nanCode(), nil
+				return uint32(t.ff.NaNCode()), nil
 			}
 			continue
 		case x == v && (v != 0 || math.Signbit(x) == math.Signbit(v)):
@@ -191,19 +149,6 @@ func (t mlType) encode(v float64) (uint32, error) {
 		return 0, fmt.Errorf("%v has no representation", v)
 	}
 	return best, nil
-}
-
-// nanCode is the NaN each README names for the "NaN" fill value.
-func (t mlType) nanCode() uint32 {
-	switch t.special {
-	case fnuzSpecials:
-		return 0x80
-	case e8m0Specials:
-		return 0xff
-	}
-	// The IEEE formats: exponent all ones, the top mantissa bit set
-	// (0x78 e3m4, 0x7c e4m3, 0x7e e5m2, 0x7e00 float16).
-	return (1<<t.exp-1)<<t.man | 1<<(t.man-1)
 }
 
 // mlFill parses a fill value of ML type t: a number, "NaN", "Infinity",
@@ -241,13 +186,10 @@ func (t mlType) component(raw json.RawMessage) ([]byte, error) {
 				return nil, fmt.Errorf("%q is not %d hex digits", s, 2*t.size)
 			}
 			code = uint32(v)
-		case s == "NaN" && !t.integer && t.special != fnSpecials:
-			code = t.nanCode()
-		case (s == "Infinity" || s == "-Infinity") && !t.integer && t.special == ieeeSpecials:
-			code = (1<<t.exp - 1) << t.man // 0x7f80 bfloat16, 0x7c e5m2 …
-			if s[0] == '-' {
-				code |= 1 << (t.exp + t.man)
-			}
+		case s == "NaN" && !t.integer && t.ff.HasNaN():
+			code = uint32(t.ff.NaNCode())
+		case (s == "Infinity" || s == "-Infinity") && !t.integer && t.ff.HasInf():
+			code = uint32(t.ff.InfCode(s[0] == '-')) // 0x7f80 bfloat16, 0x7c e5m2 …
 		default:
 			return nil, fmt.Errorf("%q is no fill value of this type", s)
 		}
