@@ -77,3 +77,42 @@ func TestMLTypeViews(t *testing.T) {
 		t.Errorf("bfloat16 preview (%d bytes) differs from float32's (%d bytes)", got.Len(), want.Len())
 	}
 }
+
+// TestMLStructViews: a record type with an ML field (a v2 structured
+// dtype as TensorStore writes it) has data but no data.npy, since NumPy
+// has no such record type; a record of NumPy types keeps its data.npy.
+func TestMLStructViews(t *testing.T) {
+	ctx := context.Background()
+	zarray := func(dtype string) []byte {
+		return []byte(`{"zarr_format": 2, "shape": [2], "chunks": [2], "dtype": ` + dtype + `,
+			"fill_value": null, "order": "C", "compressor": null, "filters": null}`)
+	}
+	st, err := memory.FromMap(map[string][]byte{
+		".zgroup":       []byte(`{"zarr_format": 2}`),
+		"ml/.zarray":    zarray(`[["w", "bfloat16"], ["s", "<f4"]]`),
+		"ml/0":          make([]byte, 12),
+		"plain/.zarray": zarray(`[["w", "<u2"], ["s", "<f4"]]`),
+		"plain/0":       make([]byte, 12),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := zarr.Open(ctx, st, zarr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := New(h, on)
+	for _, c := range []struct {
+		path string
+		npy  bool
+	}{{"ml", false}, {"plain", true}} {
+		n, err := h.Node(ctx, c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := v.Files(n, nil)
+		if Find(files, "data") == nil || (Find(files, "data.npy") != nil) != c.npy {
+			t.Errorf("%s: data %v, data.npy %v (want %v)", c.path, Find(files, "data") != nil, Find(files, "data.npy") != nil, c.npy)
+		}
+	}
+}

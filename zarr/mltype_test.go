@@ -141,6 +141,31 @@ cf = (rng.standard_normal(3) + 1j * rng.standard_normal(3)).astype("<c8")
 v3("cf32", "complex_float32", [3], [3], [1.0, -2.0], [{"name": "bytes", "configuration": {"endian": "little"}}])
 put(root + "/v3/cf32/c/0", cf.tobytes())
 open(ref + "/cf32.bin", "wb").write(cf.tobytes())
+# ML types inside records, as TensorStore's zarr2 driver writes them
+# (its dtype.cc parses "bfloat16", "int4" … as field types too): a v2
+# structured dtype, base64 fill; and a v3 struct with per-field fills.
+rec = np.dtype([("w", "<u2"), ("q", "|u1", (2,)), ("s", "<f4")])
+r = np.zeros(3, dtype=rec)
+r["w"], r["q"], r["s"] = bf[:3], rng.integers(0, 16, (3, 2)), rng.standard_normal(3)
+fill = np.zeros(1, dtype=rec)
+fill["w"], fill["q"], fill["s"] = 0x7fc0, [1, (-1) & 0xf], 2.5
+import base64
+put(root + "/v2/tsstruct/.zarray", json.dumps({"zarr_format": 2, "shape": [5], "chunks": [3],
+    "dtype": [["w", "bfloat16"], ["q", "int4", [2]], ["s", "<f4"]], "fill_value": base64.b64encode(fill.tobytes()).decode(),
+    "order": "C", "compressor": None, "filters": None}).encode())
+put(root + "/v2/tsstruct/0", r.tobytes())
+open(ref + "/tsstruct.bin", "wb").write(r.tobytes() + fill.tobytes() * 2)
+rec3 = np.dtype([("w", "<u2"), ("e", "|u1"), ("s", "<f4")])
+r3 = np.zeros(2, dtype=rec3)
+r3["w"], r3["e"], r3["s"] = bf[3:5], rng.integers(0, 256, 2), rng.standard_normal(2)
+f3 = np.zeros(1, dtype=rec3)
+# -2.0 in float8_e5m2: sign 1, exponent 16 (bias 15), mantissa 0.
+f3["w"], f3["e"], f3["s"] = 0x7fc0, 0x80 | 16 << 2, 1.5
+v3("mlstruct", {"name": "struct", "configuration": {"fields": [{"name": "w", "data_type": "bfloat16"},
+    {"name": "e", "data_type": "float8_e5m2"}, {"name": "s", "data_type": "float32"}]}}, [3], [2],
+    {"w": "NaN", "e": -2.0, "s": 1.5}, [{"name": "bytes", "configuration": {"endian": "little"}}])
+put(root + "/v3/mlstruct/c/0", r3.tobytes())
+open(ref + "/mlstruct.bin", "wb").write(r3.tobytes() + f3.tobytes())
 `
 
 // TestPeerMLTypesRead reads the arrays of pythonWriteML: `data` holds the
@@ -154,6 +179,8 @@ func TestPeerMLTypesRead(t *testing.T) {
 	v2, v3 := openDir(t, filepath.Join(root, "v2")), openDir(t, filepath.Join(root, "v3"))
 	for _, c := range []struct{ path, name, numpy string }{
 		{"megatron", "bfloat16", "bfloat16"},
+		{"tsstruct", "struct", "[('w', 'bfloat16'), ('q', 'int4', (2,)), ('s', '<f4')]"},
+		{"mlstruct", "struct", "[('w', 'bfloat16'), ('e', 'float8_e5m2'), ('s', '<f4')]"},
 		{"bf16", "bfloat16", "bfloat16"},
 		{"f8", "float8_e4m3", "float8_e4m3"},
 		{"i4", "int4", "int4"},
@@ -162,7 +189,7 @@ func TestPeerMLTypesRead(t *testing.T) {
 		want, err := os.ReadFile(filepath.Join(refs, c.path+".bin"))
 		must(t, err)
 		h := v3
-		if c.path == "megatron" {
+		if c.path == "megatron" || c.path == "tsstruct" {
 			h = v2
 		}
 		n, got := readArray(t, h, c.path)
@@ -173,6 +200,7 @@ func TestPeerMLTypesRead(t *testing.T) {
 		if dt.Name != c.name || dt.NumPy != c.numpy {
 			t.Errorf("%s: data type %+v, want %s (%s)", c.path, dt, c.name, c.numpy)
 		}
+		// No data.npy for ML types, nor for records with an ML field.
 		if dt.HasNumPyType() != strings.HasPrefix(c.numpy, "<") {
 			t.Errorf("%s: HasNumPyType %v", c.path, dt.HasNumPyType())
 		}

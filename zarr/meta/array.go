@@ -95,13 +95,17 @@ type DataType struct {
 	Kind byte
 	// Unit is a datetime's or timedelta's unit ("ns", "10s"), else "".
 	Unit string
+	// mlFields marks a record type with a field of an ML type (its NumPy
+	// string names it as ml_dtypes does: NumPy has no such record).
+	mlFields bool
 }
 
 // HasNumPyType reports whether NumPy has the type: its NumPy string is a
 // NumPy type string ("<f4", "|S7", a structured type's field list) rather
-// than an ml_dtypes name ("bfloat16") or empty (variable-length types).
+// than an ml_dtypes name ("bfloat16"), a record with such a field, or
+// empty (variable-length types).
 func (t DataType) HasNumPyType() bool {
-	return t.NumPy != "" && strings.ContainsRune("<>|[", rune(t.NumPy[0]))
+	return t.NumPy != "" && !t.mlFields && strings.ContainsRune("<>|[", rune(t.NumPy[0]))
 }
 
 // Array is the parsed metadata of an array. It is set once by the parsers

@@ -151,7 +151,20 @@ func structType(fields []structField, spelling string) (dtype, error) {
 	}
 	t := dtype{kind: structKind, spelling: spelling, fields: fields}
 	t.Name, t.Size, t.NumPy = "struct", size, descr(fields)
+	t.mlFields = hasMLField(fields)
 	return t, nil
+}
+
+// hasMLField reports whether a field (at any depth) is of an ML type
+// (bfloat16, float8_e4m3 …, int4), as TensorStore's zarr2 driver writes
+// them inside v2 structured dtypes ([["w", "bfloat16"], ["s", "<f4"]]).
+func hasMLField(fields []structField) bool {
+	for _, f := range fields {
+		if f.leaf.kind == mlKind || hasMLField(f.fields) {
+			return true
+		}
+	}
+	return false
 }
 
 // descr returns the Python literal of the NumPy descr of fields.
