@@ -16,6 +16,7 @@ import (
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/dir"
 	"github.com/zarrfs/zarrfs/store/diskcache"
+	"github.com/zarrfs/zarrfs/store/n5"
 	"github.com/zarrfs/zarrfs/store/remote"
 	"github.com/zarrfs/zarrfs/store/zip"
 )
@@ -98,6 +99,10 @@ type S3Options struct {
 // entry a snapshot's tree; for remote stores, which Open does not probe,
 // see Icechunk.
 //
+// A local directory or zip archive holding an N5 container (a root
+// attributes.json with an "n5" version, no zarr.json) is shown as the
+// Zarr v3 hierarchy that reads it (store/n5).
+//
 // Every request to a remote store is bounded by opts.Timeout. The store
 // returned implements io.Closer; close it when done.
 func Open(ctx context.Context, spec string, opts Options) (store.Store, error) {
@@ -106,6 +111,11 @@ func Open(ctx context.Context, spec string, opts Options) (store.Store, error) {
 		return st, err
 	}
 	tree, err := openIcechunk(ctx, spec, st, opts)
+	if err == nil && tree == st && !isRemoteSpec(spec) {
+		// A local N5 container is shown as the Zarr v3 hierarchy that
+		// reads it (store/n5).
+		tree, _, err = n5.Open(ctx, st)
+	}
 	if err != nil {
 		if c, ok := st.(store.Closer); ok {
 			c.Close()
