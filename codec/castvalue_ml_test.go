@@ -35,6 +35,7 @@ FMT = [("float16", 16, 5, 10, 15, "ieee"), ("bfloat16", 16, 8, 7, 127, "ieee"),
        ("float8_e3m4", 8, 3, 4, 3, "ieee"), ("float8_e4m3", 8, 4, 3, 7, "ieee"),
        ("float8_e4m3b11fnuz", 8, 4, 3, 11, "fnuz"), ("float8_e4m3fnuz", 8, 4, 3, 8, "fnuz"),
        ("float8_e5m2", 8, 5, 2, 15, "ieee"), ("float8_e5m2fnuz", 8, 5, 2, 16, "fnuz"),
+       ("float8_e4m3fn", 8, 4, 3, 7, "fn-nan"),
        ("float8_e8m0fnu", 8, 8, 0, 127, "e8m0"),
        ("float6_e2m3fn", 6, 2, 3, 1, "fn"), ("float6_e3m2fn", 6, 3, 2, 3, "fn"), ("float4_e2m1fn", 4, 2, 1, 1, "fn")]
 
@@ -53,11 +54,13 @@ def values(name, bits, e, m, bias, kind):
         val = np.where(top & (man == 0), sign * np.inf, np.where(top, np.nan, val))
     if kind == "fnuz":
         val = np.where(c == 0x80, np.nan, val)
+    if kind == "fn-nan":                                              # S.1111.111 is NaN
+        val = np.where(c & 0x7f == 0x7f, np.nan, val)
     return c, val
 
 def nan_code(e, m, kind):
-    if kind in ("fnuz", "e8m0"):
-        return {"fnuz": 0x80, "e8m0": 0xff}[kind]
+    if kind in ("fnuz", "e8m0", "fn-nan"):
+        return {"fnuz": 0x80, "e8m0": 0xff, "fn-nan": 0x7f}[kind]
     return ((1 << e) - 1) << m | 1 << (m - 1)
 
 class Format:
@@ -69,7 +72,11 @@ class Format:
         fin = np.isfinite(vals) & ~((vals == 0) & np.signbit(vals))   # one zero: +0
         v, c = vals[fin], codes[fin]
         top = v.max()
-        beyond = 2.0 ** (np.floor(np.log2(top)) + 1)                  # the next power of two: out of range
+        # The next value past the largest finite one, had the format one
+        # more code: out of range (float8_e4m3fn's is its NaN, 480).
+        ulp = top - v[v < top].max()
+        beyond = 2 * top if kind == "e8m0" else top + ulp
+        self.ulp = ulp
         v = np.concatenate([[-beyond], v, [beyond]]) if kind != "e8m0" else np.concatenate([v, [beyond]])
         c = np.concatenate([[-2], c, [-2]]) if kind != "e8m0" else np.concatenate([c, [-2]])  # -2 even: "out"
         order = np.argsort(v, kind="stable")
@@ -148,6 +155,7 @@ for spec in FMT:
     # zeros, NaN and infinities.
     xs = list(rng.uniform(-1.3 * top, 1.3 * top, 40)) + list(rng.choice(fin, 12))
     xs += list(rng.choice(fin, 20) * rng.uniform(0.9, 1.1, 20)) + [0.0, -0.0, float(fin[fin > 0].min()) / 3]
+    xs += [s * (top + k * f.ulp / 4) for k in range(1, 7) for s in (1, -1)]   # around the largest value
     if f.kind == "e8m0":
         xs = [abs(x) for x in xs if x != 0 and x > float(fin.min())]
         xs = [x for x in xs if not np.isclose(np.log2(x) % 1, np.log2(1.5))]   # no e8m0 ties

@@ -170,7 +170,8 @@ func FuzzCastValue(f *testing.F) {
 	f.Add([]byte{0x80, 0x7f, 0xff, 0x00, 0x7e, 0x01, 0x7c, 0xfc}, uint8(16), uint8(19), uint8(1), int8(-1), int8(-2))
 	names := []string{"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64",
 		"float16", "bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2",
-		"float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "int2", "uint2", "int4", "uint4"}
+		"float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "int2", "uint2", "int4", "uint4",
+		"float8_e4m3fn"}
 	f.Fuzz(func(t *testing.T, data []byte, from, to, oor uint8, off, scale int8) {
 		ft, tt := names[int(from)%len(names)], names[int(to)%len(names)]
 		c := CastValue{DataType: tt, Rounding: "nearest-even", OutOfRange: []string{"", "clamp", "wrap"}[oor%3]}

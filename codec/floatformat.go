@@ -16,10 +16,11 @@ type FloatSpecial int
 
 // The float formats' special values.
 const (
-	IEEESpecials FloatSpecial = iota // all-ones exponent: ±Inf (mantissa 0) or NaN
-	FNUZSpecials                     // no infinity, no negative zero: 0x80 is NaN
-	FNSpecials                       // neither infinity nor NaN
-	E8M0Specials                     // no sign, no zero, no mantissa; 0xff is NaN
+	IEEESpecials  FloatSpecial = iota // all-ones exponent: ±Inf (mantissa 0) or NaN
+	FNUZSpecials                      // no infinity, no negative zero: 0x80 is NaN
+	FNSpecials                        // neither infinity nor NaN
+	E8M0Specials                      // no sign, no zero, no mantissa; 0xff is NaN
+	FNNaNSpecials                     // no infinity; exponent and mantissa all ones is NaN (float8_e4m3fn)
 )
 
 // FloatFormat is the layout of a binary float: Bits stored bits (the low
@@ -41,12 +42,16 @@ var floatFormats = map[string]FloatFormat{
 	"float8_e4m3":        {Bits: 8, Exp: 4, Man: 3, Bias: 7},
 	"float8_e4m3b11fnuz": {Bits: 8, Exp: 4, Man: 3, Bias: 11, Special: FNUZSpecials},
 	"float8_e4m3fnuz":    {Bits: 8, Exp: 4, Man: 3, Bias: 8, Special: FNUZSpecials},
-	"float8_e5m2":        {Bits: 8, Exp: 5, Man: 2, Bias: 15},
-	"float8_e5m2fnuz":    {Bits: 8, Exp: 5, Man: 2, Bias: 16, Special: FNUZSpecials},
-	"float8_e8m0fnu":     {Bits: 8, Exp: 8, Man: 0, Bias: 127, Special: E8M0Specials},
-	"float6_e2m3fn":      {Bits: 6, Exp: 2, Man: 3, Bias: 1, Special: FNSpecials},
-	"float6_e3m2fn":      {Bits: 6, Exp: 3, Man: 2, Bias: 3, Special: FNSpecials},
-	"float4_e2m1fn":      {Bits: 4, Exp: 2, Man: 1, Bias: 1, Special: FNSpecials},
+	// Not registered in zarr-extensions, but TensorStore's zarr2 driver
+	// writes it as a v2 dtype (and as a field type of structured dtypes):
+	// ml_dtypes's float8_e4m3fn, the OCP FP8 E4M3.
+	"float8_e4m3fn":   {Bits: 8, Exp: 4, Man: 3, Bias: 7, Special: FNNaNSpecials},
+	"float8_e5m2":     {Bits: 8, Exp: 5, Man: 2, Bias: 15},
+	"float8_e5m2fnuz": {Bits: 8, Exp: 5, Man: 2, Bias: 16, Special: FNUZSpecials},
+	"float8_e8m0fnu":  {Bits: 8, Exp: 8, Man: 0, Bias: 127, Special: E8M0Specials},
+	"float6_e2m3fn":   {Bits: 6, Exp: 2, Man: 3, Bias: 1, Special: FNSpecials},
+	"float6_e3m2fn":   {Bits: 6, Exp: 3, Man: 2, Bias: 3, Special: FNSpecials},
+	"float4_e2m1fn":   {Bits: 4, Exp: 2, Man: 1, Bias: 1, Special: FNSpecials},
 }
 
 // FloatFormatOf returns the layout of the float data type name.
@@ -91,6 +96,10 @@ func (f FloatFormat) Value(code uint64) float64 {
 		if code == 0x80 {
 			return math.NaN()
 		}
+	case FNNaNSpecials:
+		if code&(f.signBit()-1) == f.signBit()-1 {
+			return math.NaN()
+		}
 	}
 	sign := 1.0
 	if code&f.signBit() != 0 {
@@ -119,6 +128,8 @@ func (f FloatFormat) NaNCode() uint64 {
 		return 0x80
 	case E8M0Specials:
 		return 0xff
+	case FNNaNSpecials:
+		return f.signBit() - 1 // 0x7f
 	}
 	return (1<<f.Exp-1)<<f.Man | 1<<(f.Man-1)
 }
@@ -154,6 +165,9 @@ func (f FloatFormat) ClampCode(neg bool) uint64 {
 		return uint64(f.maxExp())
 	}
 	c := uint64(f.maxExp())<<f.Man | (1<<f.Man - 1)
+	if f.Special == FNNaNSpecials {
+		c-- // all ones is NaN
+	}
 	if neg {
 		c |= f.signBit()
 	}
@@ -225,8 +239,8 @@ func (f FloatFormat) Round(neg bool, mant uint64, exp int, rounding string) (cod
 		return sign | m, false
 	}
 	e := q + f.Man + f.Bias
-	if e > f.maxExp() {
-		return 0, true
+	if e > f.maxExp() || f.Special == FNNaNSpecials && e == f.maxExp() && m == 1<<(f.Man+1)-1 {
+		return 0, true // (all ones is float8_e4m3fn's NaN)
 	}
 	return sign | uint64(e)<<f.Man | (m - 1<<f.Man), false
 }

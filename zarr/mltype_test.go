@@ -42,7 +42,7 @@ for name, bits, e, m, bias, kind in [
         ("float8_e4m3b11fnuz", 8, 4, 3, 11, "fnuz"), ("float8_e4m3fnuz", 8, 4, 3, 8, "fnuz"),
         ("float8_e5m2", 8, 5, 2, 15, "ieee"), ("float8_e5m2fnuz", 8, 5, 2, 16, "fnuz"),
         ("float6_e2m3fn", 6, 2, 3, 1, "fn"), ("float6_e3m2fn", 6, 3, 2, 3, "fn"),
-        ("float4_e2m1fn", 4, 2, 1, 1, "fn")]:
+        ("float4_e2m1fn", 4, 2, 1, 1, "fn"), ("float8_e4m3fn", 8, 4, 3, 7, "fn-nan")]:
     v = c & ((1 << bits) - 1)
     sign = np.where((v >> (e + m)) & 1 == 1, -1.0, 1.0)
     ex = (v >> m) & ((1 << e) - 1)
@@ -53,6 +53,8 @@ for name, bits, e, m, bias, kind in [
         val = np.where(top & (man == 0), sign * np.inf, np.where(top, np.nan, val))
     if kind == "fnuz":
         val = np.where(v == 0x80, np.nan, val)
+    if kind == "fn-nan":   # TensorStore's float8_e4m3fn: S.1111.111 is NaN, no infinity
+        val = np.where(v & 0x7f == 0x7f, np.nan, val)
     out[name] = val
 out["float8_e8m0fnu"] = np.where(c == 255, np.nan, 2.0 ** (c.astype(np.float64) - 127))
 for name, bits, signed in [("int2", 2, True), ("uint2", 2, False), ("int4", 4, True), ("uint4", 4, False)]:
@@ -69,8 +71,8 @@ func TestPeerMLTypeValues(t *testing.T) {
 	if err := json.Unmarshal(peertest.RunPython(t, mlValuesNumPy), &want); err != nil {
 		t.Fatal(err)
 	}
-	if len(want) != 15 {
-		t.Fatalf("NumPy computed %d types, want 15", len(want))
+	if len(want) != 16 {
+		t.Fatalf("NumPy computed %d types, want 16", len(want))
 	}
 	for name, vals := range want {
 		dec, ok := meta.MLElement(name)
@@ -144,14 +146,14 @@ open(ref + "/cf32.bin", "wb").write(cf.tobytes())
 # ML types inside records, as TensorStore's zarr2 driver writes them
 # (its dtype.cc parses "bfloat16", "int4" … as field types too): a v2
 # structured dtype, base64 fill; and a v3 struct with per-field fills.
-rec = np.dtype([("w", "<u2"), ("q", "|u1", (2,)), ("s", "<f4")])
+rec = np.dtype([("w", "<u2"), ("q", "|u1", (2,)), ("s", "<f4"), ("e", "|u1")])
 r = np.zeros(3, dtype=rec)
-r["w"], r["q"], r["s"] = bf[:3], rng.integers(0, 16, (3, 2)), rng.standard_normal(3)
+r["w"], r["q"], r["s"], r["e"] = bf[:3], rng.integers(0, 16, (3, 2)), rng.standard_normal(3), rng.integers(0, 256, 3)
 fill = np.zeros(1, dtype=rec)
-fill["w"], fill["q"], fill["s"] = 0x7fc0, [1, (-1) & 0xf], 2.5
+fill["w"], fill["q"], fill["s"], fill["e"] = 0x7fc0, [1, (-1) & 0xf], 2.5, 0x7f
 import base64
 put(root + "/v2/tsstruct/.zarray", json.dumps({"zarr_format": 2, "shape": [5], "chunks": [3],
-    "dtype": [["w", "bfloat16"], ["q", "int4", [2]], ["s", "<f4"]], "fill_value": base64.b64encode(fill.tobytes()).decode(),
+    "dtype": [["w", "bfloat16"], ["q", "int4", [2]], ["s", "<f4"], ["e", "float8_e4m3fn"]], "fill_value": base64.b64encode(fill.tobytes()).decode(),
     "order": "C", "compressor": None, "filters": None}).encode())
 put(root + "/v2/tsstruct/0", r.tobytes())
 open(ref + "/tsstruct.bin", "wb").write(r.tobytes() + fill.tobytes() * 2)
@@ -179,7 +181,7 @@ func TestPeerMLTypesRead(t *testing.T) {
 	v2, v3 := openDir(t, filepath.Join(root, "v2")), openDir(t, filepath.Join(root, "v3"))
 	for _, c := range []struct{ path, name, numpy string }{
 		{"megatron", "bfloat16", "bfloat16"},
-		{"tsstruct", "struct", "[('w', 'bfloat16'), ('q', 'int4', (2,)), ('s', '<f4')]"},
+		{"tsstruct", "struct", "[('w', 'bfloat16'), ('q', 'int4', (2,)), ('s', '<f4'), ('e', 'float8_e4m3fn')]"},
 		{"mlstruct", "struct", "[('w', 'bfloat16'), ('e', 'float8_e5m2'), ('s', '<f4')]"},
 		{"bf16", "bfloat16", "bfloat16"},
 		{"f8", "float8_e4m3", "float8_e4m3"},

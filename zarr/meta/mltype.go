@@ -59,6 +59,10 @@ func init() {
 			mlTypes["complex_"+name] = t
 		}
 	}
+	// TensorStore's v2 name for the OCP FP8 E4M3 (not registered, so no
+	// complex form).
+	e4m3fn, _ := codec.FloatFormatOf("float8_e4m3fn")
+	mlTypes["float8_e4m3fn"] = mlType{size: 1, bits: 8, ff: e4m3fn}
 	f16, _ := codec.FloatFormatOf("float16")
 	mlTypes["complex_float16"] = mlType{size: 2, complex: true, bits: 16, ff: f16}
 }
