@@ -73,3 +73,6 @@ func lock(ctx context.Context, root, path string, block bool) (*lockFile, error)
 
 // unlock releases the lock (closing its description does).
 func (l *lockFile) unlock() { l.f.Close() }
+
+// errBusy is lock's answer when another holds the lock and block is false.
+var errBusy = errors.New("entry locked")
