@@ -1,6 +1,7 @@
 package storeurl
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -8,9 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/zarrfs/zarrfs/store"
+	"github.com/zarrfs/zarrfs/store/diskcache"
 	"github.com/zarrfs/zarrfs/store/kerchunk"
 )
 
@@ -104,5 +108,63 @@ func TestOpenKerchunk(t *testing.T) {
 			t.Errorf("a refused reference reads as missing: %v", err)
 		}
 		closeIt(st)
+	}
+}
+
+// TestKerchunkTargetsThroughDiskCache: the file a reference set over
+// HTTP points into (here on another HTTP server) is read through the disk
+// cache as any remote store is, so that a second open of the set on the
+// same cache folder (a remount) reads the referenced ranges from disk:
+// no request at all reaches the referenced file's server.
+func TestKerchunkTargetsThroughDiskCache(t *testing.T) {
+	ctx := context.Background()
+	data := []byte("0123456789abcdefghij")
+	var target atomic.Int64 // requests for the referenced file
+	far := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		target.Add(1)
+		http.ServeContent(w, r, "data.bin", time.Unix(1e9, 0), bytes.NewReader(data))
+	}))
+	defer far.Close()
+	refs := `{"version": 1, "refs": {".zgroup": "{\"zarr_format\": 2}",` +
+		` "a/0": ["` + far.URL + `/data.bin", 2, 3], "a/1": ["` + far.URL + `/data.bin", 10, 5], "a/2": ["` + far.URL + `/data.bin"]}}`
+	sets := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/refs.json" {
+			http.NotFound(w, r)
+			return
+		}
+		http.ServeContent(w, r, "refs.json", time.Unix(1e9, 0), strings.NewReader(refs))
+	}))
+	defer sets.Close()
+	want := map[string]string{"a/0": "234", "a/1": "abcde", "a/2": string(data)}
+	folder := t.TempDir()
+	for open := range 2 {
+		c, err := diskcache.Open(folder, diskcache.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := target.Load()
+		st, err := Open(ctx, sets.URL+"/refs.json", Options{Cache: c})
+		if err != nil {
+			t.Fatalf("open %d: %v", open, err)
+		}
+		if !strings.HasPrefix(st.String(), "kerchunk ") {
+			t.Fatalf("open %d: %s; want a kerchunk store", open, st)
+		}
+		for key, v := range want {
+			if b, err := st.Get(ctx, key); err != nil || string(b) != v {
+				t.Errorf("open %d: %s = %q, %v; want %q", open, key, b, err, v)
+			}
+		}
+		closeIt(st) // closes the referenced file's store: its entries are written
+		got := target.Load() - before
+		switch {
+		case open == 0 && got == 0:
+			t.Errorf("first open: no request for the referenced file; want it fetched")
+		case open == 1 && got != 0:
+			t.Errorf("second open on the same cache folder: %d requests for the referenced file; want 0 (from disk)", got)
+		}
+		if s := c.Stats(); open == 1 && (s.Hits < int64(len(want)) || s.DiskBytes == 0) {
+			t.Errorf("second open: %+v; want the %d reads as hits", s, len(want))
+		}
 	}
 }
