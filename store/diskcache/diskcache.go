@@ -152,6 +152,7 @@ func Open(dir string, opts Options) (*Cache, error) {
 	} else {
 		f.Close()
 		os.Remove(f.Name())
+		spreadDirs(c.root)
 	}
 	go func() {
 		defer close(c.scanned)

@@ -38,6 +38,7 @@ func lock(ctx context.Context, root, path string, block bool) (*lockFile, error)
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 	if errors.Is(err, os.ErrNotExist) { // the folder was cleared under us
 		if err = os.MkdirAll(root, 0o755); err == nil {
+			spreadDirs(root)
 			f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 		}
 	}

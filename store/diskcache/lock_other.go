@@ -12,3 +12,6 @@ func tryLock(*os.File, int64) error { return nil }
 
 // freeSpace is not known here: the cache is bounded by its size alone.
 func freeSpace(string) (int64, bool) { return 0, false }
+
+// spreadDirs does nothing here (the flag it sets is Linux's).
+func spreadDirs(string) {}
