@@ -20,7 +20,8 @@ cold); `find` over the S3 hierarchy (fresh mount, no consolidated metadata) agai
 walking the consolidated copy over HTTP; and `zarrfs cat` against a server answering a quarter of
 requests 503 SlowDown (the bytes checked, the log lines counted). Last (cache), at 50 ms, the
 persistent disk cache: a fresh mount without it, one with an empty --cache-dir (cold) and a remount
-with the folder that filled (warm), against a fresh mount of the local directory.
+with the folder that filled (warm), against a fresh mount of the local directory. The cache folder is
+REMOTE_CACHE_DIR (BENCH_DIR/remote/diskcache), a new one each round.
 """
 
 import os
@@ -42,6 +43,7 @@ DELAYS = [int(d) for d in bench.env("REMOTE_DELAYS", "0,20,50,100").split(",") i
 BW = float(bench.env("REMOTE_BW", "80e6"))
 TREE = int(bench.env("REMOTE_TREE", "1000"))
 ONLY = bench.env("REMOTE_ONLY", "read,pread,tree,throttle,cache").split(",")
+CACHE_DIR = bench.env("REMOTE_CACHE_DIR", os.path.join(DIR, "diskcache"))  # see bench_cache
 FARSTORE = os.path.abspath(bench.env("FARSTORE", os.path.join(bench.ROOT, "bin", "farstore")))
 AK, SK = "benchkey", "benchsecret12345"
 S3ENV = dict(os.environ, AWS_ACCESS_KEY_ID=AK, AWS_SECRET_ACCESS_KEY=SK)
@@ -267,20 +269,25 @@ def bench_cache(out, d=50):
     """The persistent disk cache (--cache-dir): the whole array read on a fresh mount of the far
     store (HTTP, d ms) without the cache, with an empty cache folder (cold), and after a remount
     with the folder the cold read filled (warm); against a fresh mount of the same data in a local
-    directory. The folder is on BENCH_DIR's file system (its files in the page cache after the
-    cold read wrote them, as the local directory's are after bench.warm)."""
+    directory. The folder is REMOTE_CACHE_DIR (BENCH_DIR/remote/diskcache; its files in the page
+    cache after the cold read wrote them, as the local directory's are after bench.warm): a new one
+    each round, all removed at the end. Removing one right before the next cold read would make
+    that read's creates skip the inodes just deleted (an ext4 without a journal, as here, reads and
+    skips the inodes of a block group deleted in the last minutes: see spreadDirs in
+    store/diskcache/lock_linux.go)."""
     size = os.path.getsize(os.path.join(DIR, "raw.bin"))
     want = zlib.crc32(open(os.path.join(DIR, "raw.bin"), "rb").read())
     h = farstore(d, "-dir", os.path.join(DIR, "http"))
     methods = ["local", "far", "far-cold", "far-warm"]
     res = {m: [] for m in methods}
     cpu = {m: [] for m in methods}  # the daemon's CPU seconds during the read
+    top = os.path.join(CACHE_DIR, "run-%d" % os.getpid())
     try:
         for rnd in range(ROUNDS):
-            cache = os.path.join(DIR, "diskcache")
-            subprocess.run(["rm", "-rf", cache], check=True)
+            cache = os.path.join(top, "round-%d" % rnd)
             os.makedirs(cache)
-            for m in methods:
+            # far and far-cold swap places every other round (the warm read follows the cold one).
+            for m in (methods if rnd % 2 == 0 else ["local", "far-cold", "far", "far-warm"]):
                 bench.prewarm(size)
                 crc = ["crc"] if rnd == 0 and m != "far" else []
                 if m == "local":
@@ -298,6 +305,7 @@ def bench_cache(out, d=50):
                                                             for m in methods)))
     finally:
         h.close()
+        subprocess.run(["rm", "-rf", top], check=True)
     mb = {m: size / 1e6 / statistics.median(res[m]) for m in methods}
     out.append("### Disk cache (--cache-dir), %d MiB float32 in 1 MiB zstd chunks, %d ms away, fresh mounts "
                "(MB/s, median of %d rounds; %.0f MB/s per connection)\n" % (size >> 20, d, ROUNDS, BW / 1e6))
