@@ -93,4 +93,3 @@ func TestFullDisk(t *testing.T) {
 		t.Errorf("stats %+v: want what was written before the tmpfs filled served", st)
 	}
 }
-
