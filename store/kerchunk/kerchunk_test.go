@@ -553,3 +553,27 @@ func TestParquetCancelledLoad(t *testing.T) {
 		t.Errorf("the waiting reader read %q", b)
 	}
 }
+
+// TestIsParquetIndexLarge: the .zmetadata of a large hierarchy, which
+// every folder store is sniffed for (storeurl), is not copied to be told
+// apart from a Parquet index: no allocation without "record_size".
+func TestIsParquetIndexLarge(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"metadata": {`)
+	for i := range 20000 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `"a%d/.zarray": {"zarr_format": 2, "shape": [4]}`, i)
+	}
+	b.WriteString(`}, "zarr_consolidated_format": 1}`)
+	doc := []byte(b.String())
+	var is bool
+	if allocs := testing.AllocsPerRun(3, func() { is = IsParquetIndex(doc) }); is || allocs != 0 {
+		t.Errorf("IsParquetIndex of a %d-byte .zmetadata: %v, %v allocations", len(doc), is, allocs)
+	}
+	withRS := append(doc[:len(doc)-1:len(doc)-1], []byte(`, "record_size": 10}`)...)
+	if !IsParquetIndex(withRS) {
+		t.Error("IsParquetIndex is false with record_size")
+	}
+}

@@ -43,8 +43,13 @@ const maxRecordBytes = 64 << 20
 
 // IsParquetIndex reports whether doc, the .zmetadata of a folder, is
 // that of a Parquet reference directory: a JSON object with "metadata"
-// and "record_size".
+// and "record_size". A document without the words "record_size" is not
+// decoded: the .zmetadata of a large hierarchy (tens of megabytes) would
+// be copied whole into the map.
 func IsParquetIndex(doc []byte) bool {
+	if !bytes.Contains(doc, []byte(`"record_size"`)) {
+		return false
+	}
 	var top map[string]json.RawMessage
 	if json.Unmarshal(doc, &top) != nil {
 		return false
