@@ -101,13 +101,20 @@ func defaultCacheSize() int64 {
 // setMemoryLimit tells the Go runtime to collect garbage harder as the
 // heap nears the cache's size plus room for the chunks being decoded and
 // the FUSE buffers, so that evicted chunks do not pile up (GOMEMLIMIT in
-// the environment wins).
-func (m *mountFlags) setMemoryLimit() {
+// the environment wins); then, after each collection, what the heap kept
+// plus that room (gctuner.go): a large hierarchy's metadata counts, and
+// the heap does not grow to twice it while a reader walks the tree. The
+// function returned stops the tuning.
+func (m *mountFlags) setMemoryLimit() (stop func()) {
 	if os.Getenv("GOMEMLIMIT") != "" || m.cacheSize <= 0 {
-		return
+		return func() {}
 	}
 	debug.SetMemoryLimit(int64(m.cacheSize) + memoryHeadroom)
+	return tuneGC(memoryHeadroom)
 }
+
+// tuneGC is startGCTuner; a test of the limit set first replaces it.
+var tuneGC = startGCTuner
 
 // startProfile writes a CPU profile of the mount to the file
 // $ZARRFS_CPUPROFILE, when set, until the function it returns is called

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"runtime"
+
 	"github.com/zarrfs/zarrfs/internal/peertest"
 
 	"context"
@@ -125,6 +127,9 @@ func TestUnmountCommandEndsMount(t *testing.T) {
 func TestSetMemoryLimit(t *testing.T) {
 	limit0 := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(limit0) })
+	tune0 := tuneGC
+	tuneGC = func(int64) func() { return func() {} } // TestGCTuner tests it
+	t.Cleanup(func() { tuneGC = tune0 })
 	const unlimited = math.MaxInt64
 	for _, tc := range []struct {
 		name, gomemlimit string
@@ -145,5 +150,33 @@ func TestSetMemoryLimit(t *testing.T) {
 				t.Errorf("memory limit %d, want %d", got, tc.limit)
 			}
 		})
+	}
+}
+
+// TestGCTuner: after a collection the memory limit is what the heap kept
+// plus the room asked for, and stays once the tuner is stopped.
+func TestGCTuner(t *testing.T) {
+	limit0 := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(limit0) })
+	const unlimited, room = math.MaxInt64, 1 << 40
+	debug.SetMemoryLimit(unlimited)
+	stop := startGCTuner(room)
+	deadline := time.Now().Add(5 * time.Second)
+	for debug.SetMemoryLimit(-1) == unlimited && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(time.Millisecond) // the cleanup runs in its own goroutine
+	}
+	stop()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if got := debug.SetMemoryLimit(-1); got < room || got > room+int64(ms.HeapSys) {
+		t.Fatalf("memory limit %d after a collection, want room %d plus the live heap (at most %d)", got, int64(room), ms.HeapSys)
+	}
+	debug.SetMemoryLimit(unlimited)
+	runtime.GC()
+	runtime.GC()
+	time.Sleep(10 * time.Millisecond)
+	if got := debug.SetMemoryLimit(-1); got != unlimited {
+		t.Errorf("memory limit %d after the tuner stopped", got)
 	}
 }

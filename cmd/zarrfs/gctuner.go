@@ -1,0 +1,69 @@
+package main
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync/atomic"
+)
+
+// This file sets the soft memory limit from what the heap keeps. Go's
+// collector lets the heap grow to twice what the last collection kept
+// (GOGC=100) before the next; the mount's memory limit (cache size +
+// memoryHeadroom) bounds that while chunks fill the cache, but not a
+// hierarchy's metadata: after find over 100,000 arrays the heap keeps
+// some 86 MB (go-fuse's inodes, the directory nodes, the consolidated
+// metadata) and peaked at twice that, 1.9 KiB an array. After each
+// collection the limit becomes what the heap kept plus the same room a
+// full cache has: a heap of metadata grows by that room at most, as one
+// of chunks does, and metadata beyond the cache's size is counted rather
+// than collected again and again.
+
+// liveMetric is the runtime metric of the heap the last collection kept.
+const liveMetric = "/gc/heap/live:bytes"
+
+// gcTuner sets the memory limit after each collection (tune).
+type gcTuner struct {
+	room    int64
+	stopped atomic.Bool
+	sample  []metrics.Sample
+}
+
+// gcMark is an object whose cleanup runs once a collection has found it
+// unreachable: the tuner's hook into each collection. It holds a pointer
+// so that the tiny allocator does not pack it with other objects, whose
+// life would delay its cleanup.
+type gcMark struct {
+	_ *int
+	_ [48]byte
+}
+
+// startGCTuner starts setting the memory limit to the live heap plus room
+// after each collection, and returns the function that stops it.
+func startGCTuner(room int64) (stop func()) {
+	t := &gcTuner{room: room, sample: []metrics.Sample{{Name: liveMetric}}}
+	t.arm()
+	return func() { t.stopped.Store(true) }
+}
+
+// arm makes a mark whose cleanup, after the next collection, tunes and
+// arms again.
+func (t *gcTuner) arm() {
+	runtime.AddCleanup(&gcMark{}, func(t *gcTuner) {
+		if t.stopped.Load() {
+			return
+		}
+		t.tune()
+		t.arm()
+	}, t)
+}
+
+// tune sets the memory limit to the heap the last collection kept plus
+// room.
+func (t *gcTuner) tune() {
+	metrics.Read(t.sample)
+	if t.sample[0].Value.Kind() != metrics.KindUint64 {
+		return // not in this runtime: the limit stays as set
+	}
+	debug.SetMemoryLimit(int64(t.sample[0].Value.Uint64()) + t.room)
+}
