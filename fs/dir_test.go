@@ -6,6 +6,7 @@ import (
 	"context"
 	"syscall"
 	"testing"
+	"unsafe"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
@@ -78,5 +79,14 @@ func TestReadOnlyNodeOperations(t *testing.T) {
 		if got := checkReadOnly(c.flags); got != c.want {
 			t.Errorf("checkReadOnly(%#x) = %v, want %v", c.flags, got, c.want)
 		}
+	}
+}
+
+// TestDirNodeSize: a large hierarchy has a directory node per array, each
+// with go-fuse's Inode inside; the node stays within the allocator's
+// 192-byte size class.
+func TestDirNodeSize(t *testing.T) {
+	if n := unsafe.Sizeof(dirNode{}); n > 192 {
+		t.Errorf("dirNode is %d bytes, over 192", n)
 	}
 }
