@@ -185,7 +185,7 @@ func (h *Hierarchy) listChildNames(ctx context.Context, p string) ([]string, err
 // the hierarchy has no consolidated metadata. The group's children can
 // still be opened by path with Node. The error also matches
 // ErrUnsupported.
-var ErrNotListable = errors.New("children cannot be listed")
+var ErrNotListable = errors.New("zarr: children cannot be listed")
 
 // notListable is a listing error matching ErrNotListable.
 type notListable struct{ error }
