@@ -38,10 +38,18 @@ type gcMark struct {
 	_ [48]byte
 }
 
+// activeTuner is the tuner setting the process's memory limit: one at a
+// time (a test process mounts many times).
+var activeTuner atomic.Pointer[gcTuner]
+
 // startGCTuner starts setting the memory limit to the live heap plus room
-// after each collection, and returns the function that stops it.
+// after each collection, in place of the tuner started before, if any,
+// and returns the function that stops it.
 func startGCTuner(room int64) (stop func()) {
 	t := &gcTuner{room: room, sample: []metrics.Sample{{Name: liveMetric}}}
+	if old := activeTuner.Swap(t); old != nil {
+		old.stopped.Store(true)
+	}
 	t.arm()
 	return func() { t.stopped.Store(true) }
 }
