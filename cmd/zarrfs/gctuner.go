@@ -15,9 +15,9 @@ import (
 // some 86 MB (go-fuse's inodes, the directory nodes, the consolidated
 // metadata) and peaked at twice that, 1.9 KiB an array. After each
 // collection the limit becomes what the heap kept plus the same room a
-// full cache has: a heap of metadata grows by that room at most, as one
-// of chunks does, and metadata beyond the cache's size is counted rather
-// than collected again and again.
+// full cache has, never more than the mount's limit: a heap of metadata
+// grows by that room at most, as one of chunks does, and a heap of
+// chunks being read keeps the bound of issue 9 (TestStress).
 
 // liveMetric is the runtime metric of the heap the last collection kept.
 const liveMetric = "/gc/heap/live:bytes"
@@ -25,6 +25,7 @@ const liveMetric = "/gc/heap/live:bytes"
 // gcTuner sets the memory limit after each collection (tune).
 type gcTuner struct {
 	room    int64
+	max     int64
 	stopped atomic.Bool
 	sample  []metrics.Sample
 }
@@ -42,11 +43,11 @@ type gcMark struct {
 // time (a test process mounts many times).
 var activeTuner atomic.Pointer[gcTuner]
 
-// startGCTuner starts setting the memory limit to the live heap plus room
-// after each collection, in place of the tuner started before, if any,
-// and returns the function that stops it.
-func startGCTuner(room int64) (stop func()) {
-	t := &gcTuner{room: room, sample: []metrics.Sample{{Name: liveMetric}}}
+// startGCTuner starts setting the memory limit to the live heap plus room,
+// at most max, after each collection, in place of the tuner started
+// before, if any, and returns the function that stops it.
+func startGCTuner(room, max int64) (stop func()) {
+	t := &gcTuner{room: room, max: max, sample: []metrics.Sample{{Name: liveMetric}}}
 	if old := activeTuner.Swap(t); old != nil {
 		old.stopped.Store(true)
 	}
@@ -67,11 +68,11 @@ func (t *gcTuner) arm() {
 }
 
 // tune sets the memory limit to the heap the last collection kept plus
-// room.
+// room, at most max.
 func (t *gcTuner) tune() {
 	metrics.Read(t.sample)
 	if t.sample[0].Value.Kind() != metrics.KindUint64 {
 		return // not in this runtime: the limit stays as set
 	}
-	debug.SetMemoryLimit(int64(t.sample[0].Value.Uint64()) + t.room)
+	debug.SetMemoryLimit(min(int64(t.sample[0].Value.Uint64())+t.room, t.max))
 }

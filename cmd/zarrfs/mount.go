@@ -102,15 +102,16 @@ func defaultCacheSize() int64 {
 // heap nears the cache's size plus room for the chunks being decoded and
 // the FUSE buffers, so that evicted chunks do not pile up (GOMEMLIMIT in
 // the environment wins); then, after each collection, what the heap kept
-// plus that room (gctuner.go): a large hierarchy's metadata counts, and
-// the heap does not grow to twice it while a reader walks the tree. The
-// function returned stops the tuning.
+// plus that room when that is less (gctuner.go): the heap of a large
+// hierarchy's metadata does not grow to twice its size while a reader
+// walks the tree. The function returned stops the tuning.
 func (m *mountFlags) setMemoryLimit() (stop func()) {
 	if os.Getenv("GOMEMLIMIT") != "" || m.cacheSize <= 0 {
 		return func() {}
 	}
-	debug.SetMemoryLimit(int64(m.cacheSize) + memoryHeadroom)
-	return tuneGC(memoryHeadroom)
+	limit := int64(m.cacheSize) + memoryHeadroom
+	debug.SetMemoryLimit(limit)
+	return tuneGC(memoryHeadroom, limit)
 }
 
 // tuneGC is startGCTuner; a test of the limit set first replaces it.

@@ -128,7 +128,7 @@ func TestSetMemoryLimit(t *testing.T) {
 	limit0 := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(limit0) })
 	tune0 := tuneGC
-	tuneGC = func(int64) func() { return func() {} } // TestGCTuner tests it
+	tuneGC = func(int64, int64) func() { return func() {} } // TestGCTuner tests it
 	t.Cleanup(func() { tuneGC = tune0 })
 	const unlimited = math.MaxInt64
 	for _, tc := range []struct {
@@ -154,13 +154,14 @@ func TestSetMemoryLimit(t *testing.T) {
 }
 
 // TestGCTuner: after a collection the memory limit is what the heap kept
-// plus the room asked for, and stays once the tuner is stopped.
+// plus the room asked for, at most the maximum, and stays once the tuner
+// is stopped.
 func TestGCTuner(t *testing.T) {
 	limit0 := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(limit0) })
 	const unlimited, room = math.MaxInt64, 1 << 40
 	debug.SetMemoryLimit(unlimited)
-	stop := startGCTuner(room)
+	stop := startGCTuner(room, unlimited)
 	deadline := time.Now().Add(5 * time.Second)
 	for debug.SetMemoryLimit(-1) == unlimited && time.Now().Before(deadline) {
 		runtime.GC()
@@ -178,5 +179,18 @@ func TestGCTuner(t *testing.T) {
 	time.Sleep(10 * time.Millisecond)
 	if got := debug.SetMemoryLimit(-1); got != unlimited {
 		t.Errorf("memory limit %d after the tuner stopped", got)
+	}
+
+	// Never over the maximum: the mount's limit (cache + headroom).
+	const max = 1 << 20
+	stop = startGCTuner(room, max)
+	defer stop()
+	deadline = time.Now().Add(5 * time.Second)
+	for debug.SetMemoryLimit(-1) == unlimited && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if got := debug.SetMemoryLimit(-1); got != max {
+		t.Errorf("memory limit %d, want the maximum %d", got, max)
 	}
 }
