@@ -68,11 +68,20 @@ func (t *gcTuner) arm() {
 }
 
 // tune sets the memory limit to the heap the last collection kept plus
-// room, at most max.
+// room, at most max, once that heap is room or more; max while it is
+// less.
 func (t *gcTuner) tune() {
 	metrics.Read(t.sample)
 	if t.sample[0].Value.Kind() != metrics.KindUint64 {
 		return // not in this runtime: the limit stays as set
 	}
-	debug.SetMemoryLimit(min(int64(t.sample[0].Value.Uint64())+t.room, t.max))
+	live := int64(t.sample[0].Value.Uint64())
+	limit := t.max
+	if live >= t.room {
+		// Below, the collector's own pacing (GOGC=100) already lets
+		// the heap grow by less than room: the limit stays the
+		// mount's, as it was before tuning.
+		limit = min(live+t.room, t.max)
+	}
+	debug.SetMemoryLimit(limit)
 }

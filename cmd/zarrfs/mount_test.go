@@ -153,25 +153,36 @@ func TestSetMemoryLimit(t *testing.T) {
 	}
 }
 
-// TestGCTuner: after a collection the memory limit is what the heap kept
-// plus the room asked for, at most the maximum, and stays once the tuner
-// is stopped.
+// TestGCTuner: after a collection the memory limit is the maximum while
+// the heap kept is under the room asked for, then what the heap kept plus
+// the room, at most the maximum, and stays once the tuner is stopped.
 func TestGCTuner(t *testing.T) {
 	limit0 := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(limit0) })
 	const unlimited, room = math.MaxInt64, 1 << 40
 	debug.SetMemoryLimit(unlimited)
-	stop := startGCTuner(room, unlimited)
+	stop := startGCTuner(room, unlimited-1)
 	deadline := time.Now().Add(5 * time.Second)
 	for debug.SetMemoryLimit(-1) == unlimited && time.Now().Before(deadline) {
 		runtime.GC()
 		time.Sleep(time.Millisecond) // the cleanup runs in its own goroutine
 	}
 	stop()
+	if got := debug.SetMemoryLimit(-1); got != unlimited-1 {
+		t.Fatalf("memory limit %d after a collection of a heap under room, want the maximum", got)
+	}
+	stop = startGCTuner(1, unlimited)
+	debug.SetMemoryLimit(unlimited)
+	deadline = time.Now().Add(5 * time.Second)
+	for debug.SetMemoryLimit(-1) == unlimited && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	stop()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	if got := debug.SetMemoryLimit(-1); got < room || got > room+int64(ms.HeapSys) {
-		t.Fatalf("memory limit %d after a collection, want room %d plus the live heap (at most %d)", got, int64(room), ms.HeapSys)
+	if got := debug.SetMemoryLimit(-1); got < 1 || got > 1+int64(ms.HeapSys) {
+		t.Fatalf("memory limit %d after a collection, want 1 byte of room plus the live heap (at most %d)", got, ms.HeapSys)
 	}
 	debug.SetMemoryLimit(unlimited)
 	runtime.GC()
