@@ -102,7 +102,7 @@ func consolidatedLimit(opts Options) int64 {
 }
 
 // errTooLarge marks a document over the limit it was read with.
-var errTooLarge = errors.New("over the limit")
+var errTooLarge = errors.New("zarr: over the limit")
 
 // getLimited reads the document key, refusing (with errTooLarge and
 // ErrInvalidMetadata) one over limit bytes without reading more than

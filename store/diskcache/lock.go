@@ -76,4 +76,4 @@ func lock(ctx context.Context, root, path string, block bool) (*lockFile, error)
 func (l *lockFile) unlock() { l.f.Close() }
 
 // errBusy is lock's answer when another holds the lock and block is false.
-var errBusy = errors.New("entry locked")
+var errBusy = errors.New("diskcache: entry locked")

@@ -47,7 +47,7 @@ func TopMember(docName string, doc []byte, name string) ([]byte, error) {
 
 // ErrTooManyMembers is the error of ConsolidatedEntries for an object
 // with more members than it was allowed.
-var ErrTooManyMembers = errors.New("too many members")
+var ErrTooManyMembers = errors.New("meta: too many members")
 
 // ConsolidatedEntries walks obj, the value of consolidated metadata's
 // "metadata" member, and returns its members sorted by Key (for
