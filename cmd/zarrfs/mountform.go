@@ -60,18 +60,26 @@ func (m *mountSpec) run(ctx context.Context, e *env, spec, mountpoint string) er
 	if abs, err := filepath.Abs(mountpoint); err == nil {
 		mountpoint = abs
 	}
+	// notMounted fails a mount that never answered. A daemon says why in
+	// its log as well: its caller, to whom the error goes, may be gone.
+	notMounted := func(err error) error {
+		if ready != nil {
+			logger.Printf("did not mount %s at %s: %v", spec, mountpoint, err)
+		}
+		return err
+	}
 	o, e, err := openServed(ctx, e, spec, m.sf, &m.mf, logger)
 	if err != nil {
-		return err
+		return notMounted(err)
 	}
 	defer o.close()
 	srv, err := m.mf.mount(o, mountpoint, logger)
 	if err != nil {
-		return err
+		return notMounted(err)
 	}
 	// The mount answers once the kernel gets the attributes of its root.
 	if _, err := os.Stat(mountpoint); err != nil {
-		return errors.Join(fmt.Errorf("%s: the mount does not answer: %w", o.st, err), srv.Unmount())
+		return notMounted(errors.Join(fmt.Errorf("%s: the mount does not answer: %w", o.st, err), srv.Unmount()))
 	}
 	if ready != nil {
 		// Said to the caller, whose standard error this still is.
