@@ -80,7 +80,12 @@ type SnapshotFile struct {
 	FlushedAt time.Time
 	Message   string
 	Nodes     []Node // sorted by path
+	size      int    // bytes held (about), for the cache
 }
+
+// nodeSize is about what a parsed node and its Snapshot entries hold
+// besides its bytes.
+const nodeSize = 256
 
 // Node is a NodeSnapshot: a group or an array at an absolute path.
 type Node struct {
@@ -125,7 +130,7 @@ func ParseSnapshot(data []byte) (*SnapshotFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &SnapshotFile{Spec: h.SpecVersion}
+	s := &SnapshotFile{Spec: h.SpecVersion, size: len(buf)}
 	err = parse("snapshot", func() {
 		root := rootTable(buf)
 		copy(s.ID[:], root.inline(0, 12))
@@ -139,6 +144,7 @@ func ParseSnapshot(data []byte) (*SnapshotFile, error) {
 		for _, nt := range root.tables(2) {
 			s.Nodes = append(s.Nodes, parseNode(nt))
 		}
+		s.size += nodeSize * len(s.Nodes)
 	})
 	if err != nil {
 		return nil, err

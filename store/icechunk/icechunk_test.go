@@ -215,12 +215,61 @@ func TestCacheAndCancel(t *testing.T) {
 	for range 2 {
 		checkSnapshot(t, s, "s5")
 	}
-	r.mu.Lock()
-	n := r.manLRU.Len()
-	r.mu.Unlock()
-	if n != 1 {
+	if n, _ := r.mans.stats(); n != 1 {
 		t.Errorf("%d manifests cached with a 1-byte bound", n)
 	}
+}
+
+// TestSnapshotCacheBound: parsed snapshots are kept within their bound
+// (the newest always stays), every snapshot still reads after its
+// eviction, and the bytes counted go back down as entries go.
+func TestSnapshotCacheBound(t *testing.T) {
+	tr := icechunktest.Write(t, 2, false)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		limit   int
+		wantAll bool
+	}{{"one byte", 1, false}, {"default", 0, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, _ := dir.Open(tr.Dir, dir.Options{ReadOnly: true})
+			r, err := Open(ctx, st, Options{SnapshotCache: tc.limit, AllowFile: true, OpenURL: openFileURL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			snaps, err := r.Snapshots(ctx)
+			if err != nil || len(snaps) < 3 {
+				t.Fatalf("%d snapshots, %v", len(snaps), err)
+			}
+			for range 2 {
+				for _, si := range snaps {
+					if _, err := r.Snapshot(ctx, si.ID); err != nil {
+						t.Fatalf("snapshot %s: %v", si.ID, err)
+					}
+				}
+			}
+			checkSnapshot(t, mustRef(t, r, "dev"), "s5")
+			n, bytes := r.snaps.stats()
+			switch {
+			case tc.wantAll && n != len(snaps):
+				t.Errorf("%d of %d snapshots cached under the default bound", n, len(snaps))
+			case !tc.wantAll && n != 1:
+				t.Errorf("%d snapshots cached with a 1-byte bound", n)
+			case bytes <= 0 || (!tc.wantAll && bytes > 1<<20):
+				t.Errorf("%d bytes counted for %d snapshots", bytes, n)
+			}
+		})
+	}
+}
+
+func mustRef(t *testing.T, r *Repo, ref string) *Snapshot {
+	t.Helper()
+	s, err := r.Ref(context.Background(), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestIDs: ids in Crockford base 32 as the spec's example writes them,

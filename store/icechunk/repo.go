@@ -2,7 +2,6 @@ package icechunk
 
 import (
 	"bytes"
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +28,13 @@ type Options struct {
 	AllowFile bool
 	// ManifestCache bounds the bytes of parsed manifests kept (0: 64 MiB).
 	ManifestCache int
+	// SnapshotCache bounds the bytes of parsed snapshots kept (0: 64
+	// MiB). See cache.go for why these bounds are fixed.
+	SnapshotCache int
 }
+
+// defaultCache is the default bound of each of the two caches.
+const defaultCache = 64 << 20
 
 // maxAncestry bounds the ancestry walked in a spec 1 repository to find
 // its snapshots, which also breaks a cycle of parent ids.
@@ -43,24 +48,9 @@ type Repo struct {
 	mu   sync.Mutex
 	info *RepoInfo // the references as last read (Refresh)
 
-	snaps    map[ID]*snapshotEntry
-	mans     map[ID]*list.Element // of *manEntry, LRU
-	manLRU   *list.List
-	manBytes int
-	virtual  map[string]store.Store
-}
-
-type snapshotEntry struct {
-	once sync.Once
-	s    *Snapshot
-	err  error
-}
-
-type manEntry struct {
-	id   ID
-	once sync.Once
-	m    *ManifestFile
-	err  error
+	snaps   *onceCache[*Snapshot]
+	mans    *onceCache[*ManifestFile]
+	virtual map[string]store.Store
 }
 
 // ErrNotRepo matches the error of Open for a store that holds no
@@ -86,10 +76,13 @@ func Detect(ctx context.Context, st store.Store) bool {
 // Open opens the repository in st and reads its references.
 func Open(ctx context.Context, st store.Store, opts Options) (*Repo, error) {
 	if opts.ManifestCache <= 0 {
-		opts.ManifestCache = 64 << 20
+		opts.ManifestCache = defaultCache
 	}
-	r := &Repo{st: st, opts: opts, snaps: map[ID]*snapshotEntry{}, mans: map[ID]*list.Element{},
-		manLRU: list.New(), virtual: map[string]store.Store{}}
+	if opts.SnapshotCache <= 0 {
+		opts.SnapshotCache = defaultCache
+	}
+	r := &Repo{st: st, opts: opts, snaps: newOnceCache[*Snapshot](opts.SnapshotCache),
+		mans: newOnceCache[*ManifestFile](opts.ManifestCache), virtual: map[string]store.Store{}}
 	if err := r.Refresh(ctx); err != nil {
 		return nil, err
 	}
@@ -236,28 +229,13 @@ func cancelled(err error) bool {
 }
 
 func (r *Repo) snapshot(ctx context.Context, id ID) (*Snapshot, error) {
-	r.mu.Lock()
-	e := r.snaps[id]
-	if e == nil {
-		e = &snapshotEntry{}
-		r.snaps[id] = e
-	}
-	r.mu.Unlock()
-	e.once.Do(func() {
-		var f *SnapshotFile
-		f, e.err = r.readSnapshot(ctx, id)
-		if e.err == nil {
-			e.s = newSnapshot(r, f)
+	return r.snaps.get(id, func() (*Snapshot, int, error) {
+		f, err := r.readSnapshot(ctx, id)
+		if err != nil {
+			return nil, 0, err
 		}
+		return newSnapshot(r, f), f.size, nil
 	})
-	if cancelled(e.err) { // read again next time
-		r.mu.Lock()
-		if r.snaps[id] == e {
-			delete(r.snaps, id)
-		}
-		r.mu.Unlock()
-	}
-	return e.s, e.err
 }
 
 func (r *Repo) readSnapshot(ctx context.Context, id ID) (*SnapshotFile, error) {
@@ -340,61 +318,21 @@ func (r *Repo) manifest(ctx context.Context, id ID) (*ManifestFile, error) {
 }
 
 func (r *Repo) manifestOnce(ctx context.Context, id ID) (*ManifestFile, error) {
-	r.mu.Lock()
-	el := r.mans[id]
-	if el == nil {
-		el = r.manLRU.PushFront(&manEntry{id: id})
-		r.mans[id] = el
-	} else {
-		r.manLRU.MoveToFront(el)
-	}
-	e := el.Value.(*manEntry)
-	r.mu.Unlock()
-	e.once.Do(func() {
+	return r.mans.get(id, func() (*ManifestFile, int, error) {
 		key := "manifests/" + id.String()
 		data, err := r.st.Get(ctx, key)
 		if err != nil {
-			e.err = fmt.Errorf("%s: manifest %s: %w", r, id, dangling(err))
-			return
+			return nil, 0, fmt.Errorf("%s: manifest %s: %w", r, id, dangling(err))
 		}
-		e.m, e.err = ParseManifest(data)
-		if e.err != nil {
-			e.err = fmt.Errorf("%s: %s: %w", r, key, e.err)
-			return
+		m, err := ParseManifest(data)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: %s: %w", r, key, err)
 		}
-		if e.m.ID != id {
-			e.err = fmt.Errorf("%s: %s: %w", r, key, corruptf("holds manifest %s", e.m.ID))
-			e.m = nil
-			return
+		if m.ID != id {
+			return nil, 0, fmt.Errorf("%s: %s: %w", r, key, corruptf("holds manifest %s", m.ID))
 		}
-		r.mu.Lock()
-		r.manBytes += e.m.size
-		r.evict()
-		r.mu.Unlock()
+		return m, m.size, nil
 	})
-	if cancelled(e.err) {
-		r.mu.Lock()
-		if r.mans[id] == el {
-			r.manLRU.Remove(el)
-			delete(r.mans, id)
-		}
-		r.mu.Unlock()
-	}
-	return e.m, e.err
-}
-
-// evict drops the least recently used manifests over the cache's bound
-// (keeping the newest). r.mu is held.
-func (r *Repo) evict() {
-	for r.manBytes > r.opts.ManifestCache && r.manLRU.Len() > 1 {
-		el := r.manLRU.Back()
-		e := el.Value.(*manEntry)
-		r.manLRU.Remove(el)
-		delete(r.mans, e.id)
-		if e.m != nil {
-			r.manBytes -= e.m.size
-		}
-	}
 }
 
 // ErrChanged matches the error of reading a virtual chunk whose object no
