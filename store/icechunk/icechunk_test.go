@@ -37,7 +37,7 @@ func openTestRepo(t *testing.T, spec int, compressed bool) (*icechunktest.Repo, 
 }
 
 // openFileURL opens file:///DIR as a directory store.
-func openFileURL(_ context.Context, base string) (store.Store, error) {
+func openFileURL(_ context.Context, base string, _ *Container) (store.Store, error) {
 	p, ok := strings.CutPrefix(base, "file://")
 	if !ok {
 		return nil, fmt.Errorf("test opens only file:// URLs, not %s", base)

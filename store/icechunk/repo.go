@@ -19,9 +19,11 @@ import (
 // Options configures Open.
 type Options struct {
 	// OpenURL opens the store at base, which is "s3://BUCKET",
-	// "http(s)://HOST/" or "file:///DIR", for virtual chunk references;
-	// nil: virtual chunks fail to read.
-	OpenURL func(ctx context.Context, base string) (store.Store, error)
+	// "http(s)://HOST/" or "file:///DIR", for virtual chunk references,
+	// with the settings of the virtual chunk container c that matched
+	// the reference (nil: the repository lists no containers; see
+	// containers.go); nil: virtual chunks fail to read.
+	OpenURL func(ctx context.Context, base string, c *Container) (store.Store, error)
 	// AllowFile lets virtual references name file:// URLs (a repository
 	// on a local disk); without it they are refused, as a repository
 	// served over HTTP must not read the reader's files.
@@ -47,6 +49,12 @@ type Repo struct {
 
 	mu   sync.Mutex
 	info *RepoInfo // the references as last read (Refresh)
+
+	// containers are a spec 1 repository's virtual chunk containers
+	// (config.yaml), or containersErr why they could not be read (which
+	// refuses every virtual chunk).
+	containers    []Container
+	containersErr error
 
 	snaps   *onceCache[*Snapshot]
 	mans    *onceCache[*ManifestFile]
@@ -86,8 +94,35 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Repo, error) {
 	if err := r.Refresh(ctx); err != nil {
 		return nil, err
 	}
+	if r.Spec() == 1 {
+		if err := r.readContainers(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
+
+// readContainers reads the virtual chunk containers of a spec 1
+// repository's config.yaml (none when it has none). A config.yaml that
+// does not parse refuses the repository's virtual chunks, not the rest.
+func (r *Repo) readContainers(ctx context.Context) error {
+	data, err := r.st.GetRange(ctx, "config.yaml", store.Range(0, maxConfig+1))
+	switch {
+	case errors.Is(err, store.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%s: config.yaml: %w", r, err)
+	}
+	r.containers, err = ParseConfigYAML(data)
+	if err != nil {
+		r.containersErr = fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	return nil
+}
+
+// Containers returns the repository's virtual chunk containers, longest
+// prefix first.
+func (r *Repo) Containers() []Container { return slices.Clone(r.containers) }
 
 // String names the repository's store.
 func (r *Repo) String() string { return "icechunk " + r.st.String() }
@@ -447,26 +482,37 @@ func (r *Repo) virtualStore(ctx context.Context, loc string) (store.Store, strin
 	if err := store.ValidateKey(key); err != nil {
 		return nil, "", fmt.Errorf("%w: %v", ErrRefused, err)
 	}
+	if r.containersErr != nil {
+		return nil, "", r.containersErr
+	}
+	c, err := container(r.containers, strings.ToLower(u.Scheme), loc)
+	if err != nil {
+		return nil, "", err
+	}
 	if r.opts.OpenURL == nil {
 		return nil, "", fmt.Errorf("%w: no way to open %s here", ErrRefused, base)
 	}
+	vkey := base // the stores of virtual chunks, by base and container
+	if c != nil {
+		vkey += "\x00" + c.Prefix
+	}
 	r.mu.Lock()
-	st := r.virtual[base]
+	st := r.virtual[vkey]
 	r.mu.Unlock()
 	if st != nil {
 		return st, key, nil
 	}
-	st, err = r.opts.OpenURL(ctx, base)
+	st, err = r.opts.OpenURL(ctx, base, c)
 	if err != nil {
 		return nil, "", err
 	}
 	r.mu.Lock()
-	if old := r.virtual[base]; old != nil {
+	if old := r.virtual[vkey]; old != nil {
 		r.mu.Unlock()
 		closeStore(st)
 		return old, key, nil
 	}
-	r.virtual[base] = st
+	r.virtual[vkey] = st
 	r.mu.Unlock()
 	return st, key, nil
 }

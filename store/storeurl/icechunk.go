@@ -33,7 +33,9 @@ func Icechunk(ctx context.Context, spec string, st store.Store, opts Options) (s
 	}
 	r, err := icechunk.Open(ctx, st, icechunk.Options{
 		AllowFile: !isRemoteSpec(spec),
-		OpenURL:   opts.openReferenced,
+		OpenURL: func(ctx context.Context, base string, c *icechunk.Container) (store.Store, error) {
+			return opts.inContainer(c).openReferenced(ctx, base)
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", spec, err)
@@ -50,6 +52,34 @@ func (o Options) openReferenced(ctx context.Context, base string) (store.Store, 
 	o.plain = true
 	o.Writable = false
 	return open(ctx, base, o)
+}
+
+// tigrisEndpoint is where a tigris container without endpoint_url points.
+const tigrisEndpoint = "https://fly.storage.tigris.dev"
+
+// inContainer returns o with the settings of Icechunk's virtual chunk
+// container c for the stores of the chunks it holds: an S3 container's
+// endpoint, region, anonymous and path style replace the command line's
+// (credentials still come from the environment: a repository never holds
+// them). nil, or an http or local container: o as it is.
+func (o Options) inContainer(c *icechunk.Container) Options {
+	if c == nil {
+		return o
+	}
+	switch c.Store {
+	case "s3", "s3_compatible", "tigris":
+		if c.Endpoint != "" {
+			o.S3.Endpoint = c.Endpoint
+		} else if c.Store == "tigris" {
+			o.S3.Endpoint = tigrisEndpoint
+		}
+		if c.Region != "" {
+			o.S3.Region = c.Region
+		}
+		o.S3.Anonymous = c.Anonymous
+		o.S3.PathStyle = o.S3.PathStyle || c.ForcePathStyle
+	}
+	return o
 }
 
 // isRemoteSpec reports whether spec names an HTTP(S) or S3 store.

@@ -613,6 +613,9 @@ func innerValue(i, j int) float64 { return float64(i*4 - j) }
 type Repo struct {
 	Dir   string
 	Snaps map[string]ID
+	// VirtualFile holds the virtual chunk (at offset 7); with
+	// Options.VirtualURL the caller copies it there.
+	VirtualFile string
 
 	w              *testWriter
 	branches, tags map[string]ID
@@ -644,6 +647,12 @@ func (r *Repo) SetBranch(name, snap string) {
 //
 // and tag "gone" deleted.
 func Write(t testing.TB, spec int, compressed bool) *Repo {
+	t.Helper()
+	return WriteWith(t, spec, compressed, Options{})
+}
+
+// WriteWith is Write with opts (config.go).
+func WriteWith(t testing.TB, spec int, compressed bool, opts Options) *Repo {
 	t.Helper()
 	top := t.TempDir()
 	w := &testWriter{t: t, dir: filepath.Join(top, "repo"), spec: spec, compressed: compressed}
@@ -685,7 +694,11 @@ func Write(t testing.TB, spec int, compressed bool) *Repo {
 		if err := os.WriteFile(virt, append([]byte("garbage"), c00...), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return append(out, wChunk{index: []uint32{0, 0}, location: "file://" + virt, offset: 7, length: uint64(len(c00)),
+		loc := "file://" + virt
+		if opts.VirtualURL != "" {
+			loc = opts.VirtualURL
+		}
+		return append(out, wChunk{index: []uint32{0, 0}, location: loc, offset: 7, length: uint64(len(c00)),
 			lastMod: uint32(time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC).Unix())})
 	}
 	smallChunks := func(n int) []wChunk {
@@ -721,7 +734,8 @@ func Write(t testing.TB, spec int, compressed bool) *Repo {
 	s5 := &wSnapshot{id: w.newID(), parent: &s4.id, at: day.Add(5 * time.Hour), message: "more structure", nodes: more,
 		chunks: map[string][]wChunk{big.path: s4.chunks[big.path], small.path: s4.chunks[small.path], inner.path: innerChunks}}
 	w.snapshot(s5)
-	r := &Repo{Dir: w.dir, Snaps: map[string]ID{"init": init.id, "s1": s1.id, "s2": s2.id, "s3": s3.id, "s4": s4.id, "s5": s5.id},
+	w.config(opts.Containers)
+	r := &Repo{Dir: w.dir, VirtualFile: virt, Snaps: map[string]ID{"init": init.id, "s1": s1.id, "s2": s2.id, "s3": s3.id, "s4": s4.id, "s5": s5.id},
 		w: w, branches: map[string]ID{"main": s3.id, "dev": s5.id}, tags: map[string]ID{"v1": s4.id, "v2": s5.id}, deleted: []string{"gone"}}
 	w.refs(r.branches, r.tags, r.deleted)
 	return r

@@ -1,0 +1,140 @@
+package icechunk
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zarrfs/zarrfs/store/dir"
+	"github.com/zarrfs/zarrfs/store/icechunk/icechunktest"
+)
+
+// projectConfig is the config.yaml of the Icechunk project's
+// icechunk-python/tests/data/test-repo-v1 (its shape: containers by
+// name, stores tagged with their kind, a scalar-tagged local store).
+const projectConfig = `inline_chunk_threshold_bytes: 12
+get_partial_values_concurrency: null
+compression: null
+caching: null
+storage: null
+virtual_chunk_containers:
+  tigris:
+    name: tigris
+    url_prefix: tigris
+    store: !tigris
+      region: null
+      endpoint_url: https://fly.storage.tigris.dev
+      anonymous: false
+      allow_http: false
+  az:
+    name: az
+    url_prefix: az
+    store: !azure {}
+  file:
+    name: file
+    url_prefix: file
+    store: !local_file_system ''
+  s3:
+    name: s3
+    url_prefix: s3://testbucket
+    store: !s3_compatible
+      region: us-east-1
+      endpoint_url: http://localhost:4200
+      anonymous: false
+      allow_http: true
+      force_path_style: true
+manifest: null
+`
+
+func TestParseConfigYAML(t *testing.T) {
+	cs, err := ParseConfigYAML([]byte(projectConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Container{
+		{Name: "s3", Prefix: "s3://testbucket", Store: "s3_compatible", Region: "us-east-1",
+			Endpoint: "http://localhost:4200", AllowHTTP: true, ForcePathStyle: true},
+		{Name: "tigris", Prefix: "tigris", Store: "tigris", Endpoint: "https://fly.storage.tigris.dev"},
+		{Name: "file", Prefix: "file", Store: "local_file_system"},
+		{Name: "az", Prefix: "az", Store: "azure"},
+	}
+	if len(cs) != len(want) {
+		t.Fatalf("%d containers: %+v", len(cs), cs)
+	}
+	for i := range want {
+		if cs[i] != want[i] {
+			t.Errorf("container %d = %+v, want %+v", i, cs[i], want[i])
+		}
+	}
+	for _, tc := range []struct{ scheme, url, name, err string }{
+		{"s3", "s3://testbucket/a/b.nc", "s3", ""},
+		{"s3", "s3://testbucket2/b.nc", "s3", ""}, // a string prefix, as Icechunk matches
+		{"s3", "s3://other/b.nc", "", "matches none"},
+		{"file", "file:///data/b.nc", "file", ""},
+		{"https", "https://h/b.nc", "", "matches none"},
+	} {
+		c, err := container(cs, tc.scheme, tc.url)
+		switch {
+		case tc.err != "" && (!errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: %v, want refused (%s)", tc.url, err, tc.err)
+		case tc.err == "" && (err != nil || c.Name != tc.name):
+			t.Errorf("%s: %+v, %v, want container %s", tc.url, c, err, tc.name)
+		}
+	}
+	for _, bad := range []string{
+		"virtual_chunk_containers: [1, 2",
+		"virtual_chunk_containers:\n  a: 3\n",
+		"virtual_chunk_containers:\n  a:\n    store: !s3 {}\n",
+		"virtual_chunk_containers:\n  a:\n    url_prefix: s3://b/\n    store: {}\n",
+	} {
+		if _, err := ParseConfigYAML([]byte(bad)); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%q: %v, want corrupt", bad, err)
+		}
+	}
+	for _, none := range []string{"", "virtual_chunk_containers: null\n", "manifest: null\n"} {
+		if cs, err := ParseConfigYAML([]byte(none)); err != nil || len(cs) != 0 {
+			t.Errorf("%q: %v, %v", none, cs, err)
+		}
+	}
+}
+
+// TestBadConfigRefusesVirtualOnly: a config.yaml that does not parse
+// refuses the virtual chunks, while the rest of the repository reads.
+func TestBadConfigRefusesVirtualOnly(t *testing.T) {
+	tr := icechunktest.Write(t, 1, false)
+	if err := os.WriteFile(filepath.Join(tr.Dir, "config.yaml"), []byte("virtual_chunk_containers: [1, 2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := dir.Open(tr.Dir, dir.Options{ReadOnly: true})
+	ctx := context.Background()
+	r, err := Open(ctx, st, Options{AllowFile: true, OpenURL: openFileURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	s := mustRef(t, r, "main")
+	if _, err := s.Get(ctx, "group1/big/c/1/1"); err != nil {
+		t.Errorf("native chunk: %v", err)
+	}
+	if _, err := s.Get(ctx, "group1/big/c/0/0"); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "config.yaml") {
+		t.Errorf("virtual chunk under a broken config.yaml: %v", err)
+	}
+}
+
+func FuzzParseConfigYAML(f *testing.F) {
+	f.Add([]byte(projectConfig))
+	f.Add([]byte("virtual_chunk_containers: &a [*a]"))
+	f.Add([]byte("a: &a [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nvirtual_chunk_containers: *a\n"))
+	f.Add([]byte("virtual_chunk_containers:\n  x:\n    url_prefix: s3://b/\n    store: !s3 7\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cs, err := ParseConfigYAML(data)
+		if err == nil {
+			for _, c := range cs {
+				container(cs, "s3", c.Prefix+"k")
+			}
+		}
+	})
+}
