@@ -21,14 +21,42 @@ import (
 // whose first non-blank byte is "{" is read as a JSON reference file, a
 // folder whose .zmetadata has kerchunk's "record_size" as a Parquet
 // reference directory. A remote one is looked at when its name says it
-// may be one (a path ending in .json, .parq or .parquet), so that opening
-// a plain remote Zarr store costs no extra request.
+// may be one (a path ending in .json, .parq or .parquet, or .json.gz,
+// .json.bz2, .json.zst, .json.xz), so that opening a plain remote Zarr
+// store costs no extra request. A JSON reference file may be compressed
+// (gzip, bzip2, zstd, xz: kerchunk.Decompress, told by its magic bytes
+// whatever its name) as fsspec reads it; it is decompressed within
+// MaxReferenceFile.
 
 // MaxReferenceFile bounds the size of a JSON reference file.
 const MaxReferenceFile = 1 << 30
 
 // isRefsJSONName and isRefsParquetName tell the remote paths worth a look.
-func isRefsJSONName(p string) bool { return strings.HasSuffix(strings.ToLower(p), ".json") }
+func isRefsJSONName(p string) bool {
+	p = strings.ToLower(p)
+	for _, ext := range []string{".gz", ".bz2", ".zst", ".xz"} {
+		p = strings.TrimSuffix(p, ext)
+	}
+	return strings.HasSuffix(p, ".json")
+}
+
+// refsJSON returns data decompressed when it is a compressed file, and
+// whether it then looks like a JSON reference file (its first non-blank
+// byte "{"; with an error: a compressed file that began as one).
+func refsJSON(data []byte) ([]byte, bool, error) {
+	compressed := kerchunk.Compression(data) != ""
+	if compressed { // a look first: a compressed file of something else is not expanded whole
+		if t := bytes.TrimLeft(kerchunk.Head(data, 512), " \t\r\n"); len(t) == 0 || t[0] != '{' {
+			return nil, false, nil
+		}
+	}
+	data, err := kerchunk.Decompress(data, MaxReferenceFile)
+	if err != nil {
+		return nil, true, fmt.Errorf("a compressed reference file: %w", err)
+	}
+	t := bytes.TrimLeft(data, " \t\r\n")
+	return data, len(t) > 0 && t[0] == '{', nil
+}
 
 func isRefsParquetName(p string) bool {
 	p = strings.ToLower(strings.TrimSuffix(p, "/"))
@@ -59,7 +87,8 @@ func sniffLocalRefs(p string, opts Options) (st store.Store, ok bool, err error)
 	defer f.Close()
 	head := make([]byte, 512)
 	n, _ := io.ReadFull(f, head)
-	if t := bytes.TrimLeft(head[:n], " \t\r\n"); len(t) == 0 || t[0] != '{' {
+	compressed := kerchunk.Compression(head[:n]) != ""
+	if t := bytes.TrimLeft(head[:n], " \t\r\n"); !compressed && (len(t) == 0 || t[0] != '{') {
 		return nil, false, nil
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -71,6 +100,16 @@ func sniffLocalRefs(p string, opts Options) (st store.Store, ok bool, err error)
 	}
 	if len(data) > MaxReferenceFile {
 		return nil, true, fmt.Errorf("open store %s: a reference file over %d bytes", p, MaxReferenceFile)
+	}
+	if compressed {
+		var isJSON bool
+		data, isJSON, err = refsJSON(data)
+		if err != nil {
+			return nil, true, fmt.Errorf("open store %s: %w", p, err)
+		}
+		if !isJSON {
+			return nil, false, nil // a compressed file of something else
+		}
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
@@ -170,11 +209,15 @@ func openRemoteJSON(ctx context.Context, spec, p string, base *url.URL, opts Opt
 	if err != nil {
 		return nil, false, fmt.Errorf("open store %s: %w", spec, err)
 	}
-	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-		return nil, false, fmt.Errorf("open store %s: not a JSON reference file", spec)
-	}
 	if len(data) > MaxReferenceFile {
 		return nil, true, fmt.Errorf("open store %s: a reference file over %d bytes", spec, MaxReferenceFile)
+	}
+	data, isJSON, err := refsJSON(data)
+	if err != nil {
+		return nil, isJSON, fmt.Errorf("open store %s: %w", spec, err)
+	}
+	if !isJSON {
+		return nil, false, fmt.Errorf("open store %s: not a JSON reference file", spec)
 	}
 	s, err := kerchunk.OpenJSON(data, opts.refsOptions(name, base))
 	if err != nil {
