@@ -22,6 +22,11 @@ requests 503 SlowDown (the bytes checked, the log lines counted). Last (cache), 
 persistent disk cache: a fresh mount without it, one with an empty --cache-dir (cold) and a remount
 with the folder that filled (warm), against a fresh mount of the local directory. The cache folder is
 REMOTE_CACHE_DIR (BENCH_DIR/remote/diskcache), a new one each round.
+Virtual (virtual), at 50 ms: the same array as a Kerchunk JSON reference set (far.refs.json: its
+chunks ranges of one file far.bin, the chunk files back to back, as kerchunk references a NetCDF
+file) and as an Icechunk repository (far.icechunk, spec 1, written by bench/benchdata icechunk: the
+same zstd chunks, native), each read whole on a fresh mount and by `zarrfs cat`, against the plain
+store; the bytes checked against raw.bin in the first round.
 """
 
 import os
@@ -42,7 +47,7 @@ ROUNDS = int(bench.env("REMOTE_ROUNDS", "2"))
 DELAYS = [int(d) for d in bench.env("REMOTE_DELAYS", "0,20,50,100").split(",") if d]
 BW = float(bench.env("REMOTE_BW", "80e6"))
 TREE = int(bench.env("REMOTE_TREE", "1000"))
-ONLY = bench.env("REMOTE_ONLY", "read,pread,tree,throttle,cache").split(",")
+ONLY = bench.env("REMOTE_ONLY", "read,pread,tree,throttle,cache,virtual").split(",")
 CACHE_DIR = bench.env("REMOTE_CACHE_DIR", os.path.join(DIR, "diskcache"))  # see bench_cache
 FARSTORE = os.path.abspath(bench.env("FARSTORE", os.path.join(bench.ROOT, "bin", "farstore")))
 AK, SK = "benchkey", "benchsecret12345"
@@ -90,6 +95,33 @@ def generate():
         bench.run("cp", "-a", tree, os.path.join(DIR, "http", "treecons.zarr"))
         bench.run(PY, "-c", "import zarr; zarr.consolidate_metadata(%r)" % os.path.join(DIR, "http", "treecons.zarr"))
         open(os.path.join(DIR, "far.done"), "w").close()
+    if not os.path.exists(os.path.join(DIR, "virtual.done")):
+        generate_virtual(far)
+        open(os.path.join(DIR, "virtual.done"), "w").close()
+
+
+def generate_virtual(far):
+    """far.refs.json and far.bin (Kerchunk, JSON v1) and far.icechunk (Icechunk) beside far.zarr."""
+    import json
+    log("generating the Kerchunk and Icechunk copies of %s" % far)
+    http = os.path.dirname(far)
+    refs = {}
+    for key in (".zgroup", ".zattrs", "arr/.zarray", "arr/.zattrs"):
+        p = os.path.join(far, key)
+        if os.path.exists(p):
+            refs[key] = open(p).read()
+    names = sorted((n for n in os.listdir(os.path.join(far, "arr")) if not n.startswith(".")),
+                   key=lambda n: [int(x) for x in n.split(".")])
+    off = 0
+    with open(os.path.join(http, "far.bin"), "wb") as blob:
+        for n in names:
+            b = open(os.path.join(far, "arr", n), "rb").read()
+            blob.write(b)
+            refs["arr/" + n] = ["far.bin", off, len(b)]
+            off += len(b)
+    with open(os.path.join(http, "far.refs.json"), "w") as f:
+        json.dump({"version": 1, "refs": refs}, f)
+    bench.run(bench.BENCHDATA, "icechunk", far, os.path.join(http, "far.icechunk"))
 
 
 class Proc:
@@ -318,6 +350,48 @@ def bench_cache(out, d=50):
     out.append("")
 
 
+def bench_virtual(out, d=50):
+    """Virtual Zarr on a far store: the whole array read through a Kerchunk reference set and an
+    Icechunk repository against the plain store it was made from, the same chunks at the same
+    farstore (HTTP, d ms), on fresh mounts and by zarrfs cat."""
+    size = os.path.getsize(os.path.join(DIR, "raw.bin"))
+    want = zlib.crc32(open(os.path.join(DIR, "raw.bin"), "rb").read())
+    h = farstore(d, "-dir", os.path.join(DIR, "http"))
+    kinds = {"plain": ("/far.zarr", []), "kerchunk": ("/far.refs.json", []), "icechunk": ("/far.icechunk/", ["--ref", "main"])}
+    methods = [(k, how) for k in kinds for how in ("mount", "cat")]
+    res = {m: [] for m in methods}
+    try:
+        for rnd in range(ROUNDS):
+            order = methods[rnd % len(methods):] + methods[:rnd % len(methods)]
+            for kind, how in order:
+                bench.prewarm(size)
+                path, extra = kinds[kind]
+                if how == "mount":
+                    crc = ["crc"] if rnd == 0 else []
+                    with bench.Mount(h.url + path, extra) as mnt:
+                        r = bench.read("fromfile", os.path.join(mnt.mnt, "arr", "data"), *crc)
+                    if crc and (r["crc"] != want or r["n"] != size):
+                        raise RuntimeError("virtual %s: read back %d bytes, crc %x; want %d, %x" % (kind, r["n"], r["crc"], size, want))
+                    s = r["s"]
+                else:
+                    s, _ = bench.timed_cpu(bench.ZARRFS, "cat", *extra, h.url + path, "arr")
+                res[(kind, how)].append(s)
+            log("  virtual round %d: %s" % (rnd + 1, " ".join("%s %s %.2fs" % (k, how, res[(k, how)][-1]) for k, how in methods)))
+    finally:
+        h.close()
+    mb = {m: size / 1e6 / statistics.median(res[m]) for m in methods}
+    out.append("### Virtual Zarr, %d MiB float32 in 1 MiB zstd chunks, %d ms away, fresh mounts "
+               "(MB/s, median of %d rounds; %.0f MB/s per connection)\n" % (size >> 20, d, ROUNDS, BW / 1e6))
+    out.append("| | plain Zarr v2 | Kerchunk JSON (ranges of one file) | Icechunk spec 1 (native chunks) "
+               "| Kerchunk / plain | Icechunk / plain |")
+    out.append("|---|---|---|---|---|---|")
+    for how in ("mount", "cat"):
+        out.append("| %s | %.0f | %.0f | %.0f | %.2f | %.2f |" % (
+            "mount, np.fromfile" if how == "mount" else "zarrfs cat", mb[("plain", how)], mb[("kerchunk", how)],
+            mb[("icechunk", how)], mb[("kerchunk", how)] / mb[("plain", how)], mb[("icechunk", how)] / mb[("plain", how)]))
+    out.append("")
+
+
 def bench_throttle(out, d=50):
     h = farstore(d, "-dir", os.path.join(DIR, "http"), "-throttle", "0.25")
     want = zlib.crc32(open(os.path.join(DIR, "raw.bin"), "rb").read())
@@ -355,6 +429,8 @@ def main():
             bench_throttle(out)
         if "cache" in ONLY:
             bench_cache(out)
+        if "virtual" in ONLY:
+            bench_virtual(out)
     finally:
         s3.close()
     out.append("- load at end: %s; took %.0f s" % (subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(),

@@ -6,6 +6,8 @@
 //	benchdata tree DST N                     a v2 hierarchy of N small arrays in groups of 100, each with 8 chunks
 //	benchdata consolidated DST N [bare]      the same hierarchy of metadata only (no chunks), with a .zmetadata as
 //	                                         zarr-python writes it (bare: only the root's .zgroup and .zmetadata)
+//	benchdata icechunk SRC DST               an Icechunk repository DST holding SRC's v2 zstd float32 array "arr" as
+//	                                         a v3 array with the same chunks, native (bench/remote.py)
 //
 // bench/bench.py runs it; see BENCH.md.
 package main
@@ -66,6 +68,8 @@ func run(args []string) error {
 			return fmt.Errorf("tree: bad count %q", args[2])
 		}
 		return tree(ctx, args[1], n)
+	case len(args) == 3 && args[0] == "icechunk":
+		return icechunkCopy(args[1], args[2])
 	case (len(args) == 3 || len(args) == 4 && args[3] == "bare") && args[0] == "consolidated":
 		n, err := strconv.Atoi(args[2])
 		if err != nil || n <= 0 {
@@ -73,7 +77,7 @@ func run(args []string) error {
 		}
 		return treegen.Tree{Arrays: n, GroupSize: treeGroup, Documents: len(args) == 3}.Write(args[1])
 	}
-	return fmt.Errorf("usage: benchdata convert SRC DST zstd|sharded | synth DST MIB | tree DST N | consolidated DST N [bare]")
+	return fmt.Errorf("usage: benchdata convert SRC DST zstd|sharded | synth DST MIB | tree DST N | consolidated DST N [bare] | icechunk SRC DST")
 }
 
 func zstdSpec() zarr.CodecSpec {

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"testing"
 	"time"
 
 	flatbuffers "github.com/google/flatbuffers/go"
@@ -64,13 +63,21 @@ type wSnapshot struct {
 	chunks  map[string][]wChunk // by node path
 }
 
+// Fataler is what the writer needs of a test (testing.TB has it): a
+// way to stop on an error.
+type Fataler interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // testWriter writes a repository into dir.
 type testWriter struct {
-	t          testing.TB
+	t          Fataler
 	dir        string
 	spec       int
 	compressed bool // spec 2: compress virtual locations with a dictionary
-	next       byte // for ids
+	next       int  // for ids
 	snaps      []*wSnapshot
 }
 
@@ -78,8 +85,12 @@ func (w *testWriter) newID() ID {
 	w.next++
 	var id ID
 	for i := range id {
-		id[i] = w.next*7 + byte(i)*13
+		id[i] = byte(w.next)*7 + byte(i)*13
 	}
+	// Past 255 ids (WriteArray's chunk files), the higher bits too; the
+	// first 255 are as they always were.
+	id[0] ^= byte(w.next >> 8)
+	id[1] ^= byte(w.next >> 16)
 	return id
 }
 
