@@ -19,10 +19,13 @@ import (
 // Icechunk refuses it. Credentials are never in the repository: they
 // come from the reader's environment, as for any store.
 //
-// Spec 2 keeps the configuration in the repo info file as FlexBuffers,
-// which is not read yet: a spec 2 repository's virtual chunks are read
-// with the reader's own settings, as a spec 1 repository without
-// containers.
+// Spec 2 keeps the configuration in the repo info file's config field,
+// serde's FlexBuffers of the same RepositoryConfig (ParseConfigFlex):
+// structs and maps as FlexBuffers maps, the store's enum as a map of its
+// variant's name to its settings (a unit variant: the name as a string),
+// None as null. A spec 2 repository whose repo info has no config, as a
+// spec 1 repository without config.yaml, lists no containers: its
+// virtual chunks are read with the reader's own settings.
 
 // Container is one virtual chunk container.
 type Container struct {
@@ -86,6 +89,64 @@ func ParseConfigYAML(data []byte) ([]Container, error) {
 			c.ForcePathStyle = scalar(mapValue(s, "force_path_style")) == "true"
 		}
 		out = append(out, c)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].Prefix) > len(out[j].Prefix) })
+	return out, nil
+}
+
+// ParseConfigFlex returns the virtual chunk containers of a spec 2
+// repository's configuration (the repo info's config field), sorted by
+// prefix, longest first.
+func ParseConfigFlex(b []byte) ([]Container, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	if len(b) > maxConfig {
+		return nil, corruptf("config over %d bytes", maxConfig)
+	}
+	var out []Container
+	var bad error
+	err := parse("repo info config (FlexBuffers)", func() {
+		vcc, ok := flexRoot(b).get("virtual_chunk_containers")
+		if !ok || vcc.typ == flexNull {
+			return
+		}
+		if !vcc.each(func(key string, n flexRef) {
+			c := Container{Name: key}
+			if v, ok := n.get("name"); ok {
+				if name, ok := v.str(); ok {
+					c.Name = name
+				}
+			}
+			p, _ := n.get("url_prefix")
+			c.Prefix, _ = p.str()
+			st, _ := n.get("store")
+			if c.Store, ok = st.str(); !ok {
+				st.each(func(kind string, set flexRef) {
+					c.Store = kind
+					str := func(k string) string { v, _ := set.get(k); s, _ := v.str(); return s }
+					flag := func(k string) bool { v, _ := set.get(k); s, _ := v.str(); return v.boolean() || s == "true" }
+					c.Region, c.Endpoint = str("region"), str("endpoint_url")
+					c.Anonymous, c.AllowHTTP, c.ForcePathStyle = flag("anonymous"), flag("allow_http"), flag("force_path_style")
+				})
+			}
+			switch {
+			case bad != nil:
+			case c.Prefix == "":
+				bad = corruptf("config: virtual chunk container %q has no url_prefix", key)
+			case c.Store == "":
+				bad = corruptf("config: virtual chunk container %q has no store", key)
+			}
+			out = append(out, c)
+		}) {
+			bad = corruptf("config: virtual_chunk_containers is not a map")
+		}
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		return nil, err
 	}
 	sort.SliceStable(out, func(i, j int) bool { return len(out[i].Prefix) > len(out[j].Prefix) })
 	return out, nil

@@ -138,3 +138,69 @@ func FuzzParseConfigYAML(f *testing.F) {
 		}
 	})
 }
+
+// TestConfigFlex: the containers of a spec 2 repository, from its repo
+// info's FlexBuffers config as icechunktest writes serde's encoding.
+func TestConfigFlex(t *testing.T) {
+	tr := icechunktest.WriteWith(t, 2, false, icechunktest.Options{Containers: []icechunktest.Container{
+		{Name: "data", Prefix: "s3://virt/data/", Store: "s3_compatible", Settings: map[string]string{
+			"endpoint_url": "http://127.0.0.1:9000", "region": "us-east-1", "anonymous": "true",
+			"allow_http": "true", "force_path_style": "true"}},
+		{Name: "web", Prefix: "https://example.com/", Store: "http", Settings: map[string]string{"allow_http": "true"}},
+		{Name: "local", Prefix: "file:///data/", Store: "local_file_system"},
+		{Name: "tig", Prefix: "s3://t/", Store: "tigris", Settings: map[string]string{"region": "null", "anonymous": "false"}},
+	}})
+	st, _ := dir.Open(tr.Dir, dir.Options{ReadOnly: true})
+	r, err := Open(context.Background(), st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	want := []Container{
+		{Name: "web", Prefix: "https://example.com/", Store: "http", AllowHTTP: true},
+		{Name: "data", Prefix: "s3://virt/data/", Store: "s3_compatible", Region: "us-east-1",
+			Endpoint: "http://127.0.0.1:9000", Anonymous: true, AllowHTTP: true, ForcePathStyle: true},
+		{Name: "local", Prefix: "file:///data/", Store: "local_file_system"},
+		{Name: "tig", Prefix: "s3://t/", Store: "tigris"},
+	}
+	got := r.Containers()
+	if len(got) != len(want) {
+		t.Fatalf("%d containers: %+v", len(got), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("container %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	for _, bad := range [][]byte{{1}, {0, 0, 3}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 9<<2 | 3, 8}} {
+		if _, err := ParseConfigFlex(bad); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%x: %v, want corrupt", bad, err)
+		}
+	}
+}
+
+func FuzzParseConfigFlex(f *testing.F) {
+	tr := icechunktest.WriteWith(f, 2, false, icechunktest.Options{Containers: []icechunktest.Container{
+		{Name: "data", Prefix: "s3://virt/", Store: "s3", Settings: map[string]string{"region": "x", "anonymous": "true"}},
+		{Name: "local", Prefix: "file:///d/", Store: "local_file_system"},
+	}})
+	data, err := os.ReadFile(filepath.Join(tr.Dir, "repo"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	info, err := ParseRepoInfo(data)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(info.Config)
+	f.Add(info.Config[:len(info.Config)/2])
+	f.Add(info.Config[len(info.Config)/2:])
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 9<<2 | 3, 8})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if cs, err := ParseConfigFlex(data); err == nil {
+			for _, c := range cs {
+				container(cs, "s3", c.Prefix+"k")
+			}
+		}
+	})
+}

@@ -364,6 +364,7 @@ type RepoInfo struct {
 	Branches  map[string]ID
 	Tags      map[string]ID
 	Snapshots []SnapshotInfo // as the file lists them (spec 1: as found)
+	Config    []byte         // spec 2: the configuration, FlexBuffers (ParseConfigFlex)
 }
 
 // SnapshotInfo summarises one snapshot.
@@ -404,6 +405,9 @@ func ParseRepoInfo(data []byte) (*RepoInfo, error) {
 		for _, t := range root.tables(2) {
 			branches = append(branches, ref{t.string(0), t.uint32(1, 0)})
 		}
+		// status 5, metadata 6, latest_updates 7, repo_before_updates
+		// 8, config 9 (FlexBuffers).
+		r.Config = root.bytes(9)
 	})
 	if err != nil {
 		return nil, err

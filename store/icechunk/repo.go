@@ -50,9 +50,9 @@ type Repo struct {
 	mu   sync.Mutex
 	info *RepoInfo // the references as last read (Refresh)
 
-	// containers are a spec 1 repository's virtual chunk containers
-	// (config.yaml), or containersErr why they could not be read (which
-	// refuses every virtual chunk).
+	// containers are the repository's virtual chunk containers (spec 1:
+	// config.yaml; spec 2: the repo info's config), or containersErr why
+	// they could not be read (which refuses every virtual chunk).
 	containers    []Container
 	containersErr error
 
@@ -94,18 +94,24 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Repo, error) {
 	if err := r.Refresh(ctx); err != nil {
 		return nil, err
 	}
-	if r.Spec() == 1 {
-		if err := r.readContainers(ctx); err != nil {
-			return nil, err
-		}
+	if err := r.readContainers(ctx); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
 
 // readContainers reads the virtual chunk containers of a spec 1
-// repository's config.yaml (none when it has none). A config.yaml that
+// repository's config.yaml, or of a spec 2 repository's repo info (none
+// when it has none), as the repository was opened. A configuration that
 // does not parse refuses the repository's virtual chunks, not the rest.
 func (r *Repo) readContainers(ctx context.Context) error {
+	if info := r.refs(); info.Spec != 1 {
+		var err error
+		if r.containers, err = ParseConfigFlex(info.Config); err != nil {
+			r.containersErr = fmt.Errorf("%w: %v", ErrRefused, err)
+		}
+		return nil
+	}
 	data, err := r.st.GetRange(ctx, "config.yaml", store.Range(0, maxConfig+1))
 	switch {
 	case errors.Is(err, store.ErrNotExist):

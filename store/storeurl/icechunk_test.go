@@ -3,6 +3,7 @@ package storeurl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,8 @@ import (
 	"github.com/zarrfs/zarrfs/store/s3/s3test"
 )
 
-// TestIcechunkContainers: a spec 1 repository whose virtual chunk lives
+// TestIcechunkContainers: a repository (spec 1: config.yaml; spec 2: the
+// repo info's FlexBuffers config) whose virtual chunk lives
 // in an S3 bucket (versitygw) reads it through the virtual chunk
 // container with the longest matching url_prefix, at that container's
 // endpoint and region (the environment's endpoint is wrong); a URL that
@@ -54,40 +56,42 @@ func TestIcechunkContainers(t *testing.T) {
 				Settings: map[string]string{"endpoint_url": srv.Endpoint, "allow_http": "false"}},
 		}, "http:// endpoint without allow_http"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tr := icechunktest.WriteWith(t, 1, false, icechunktest.Options{
-				VirtualURL: "s3://virt/data/virtual.bin", Containers: tc.containers})
-			virt, err := os.ReadFile(tr.VirtualFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.MkdirAll(filepath.Join(bucketDir, "data"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(bucketDir, "data", "virtual.bin"), virt, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			st, err := Open(ctx, tr.Dir, Options{Getenv: env, Retry: remote.Policy{Attempts: 1}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer closeStore(t, st)
-			if _, ok := st.(*icechunk.Tree); !ok {
-				t.Fatalf("opened %T, not an Icechunk tree", st)
-			}
-			if _, err := st.Get(ctx, "branches/main/group1/big/c/1/1"); err != nil {
-				t.Errorf("native chunk: %v", err)
-			}
-			got, err := st.Get(ctx, "branches/main/group1/big/c/0/0")
-			switch {
-			case tc.refused == "" && err != nil:
-				t.Errorf("virtual chunk: %v", err)
-			case tc.refused == "" && string(got) != string(virt[7:]):
-				t.Errorf("virtual chunk: %d bytes, not the %d at offset 7 of the object", len(got), len(virt)-7)
-			case tc.refused != "" && (!errors.Is(err, icechunk.ErrRefused) || errors.Is(err, store.ErrNotExist) ||
-				!strings.Contains(err.Error(), tc.refused)):
-				t.Errorf("virtual chunk: %v, want refused: %s", err, tc.refused)
-			}
-		})
+		for _, spec := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/spec%d", tc.name, spec), func(t *testing.T) {
+				tr := icechunktest.WriteWith(t, spec, false, icechunktest.Options{
+					VirtualURL: "s3://virt/data/virtual.bin", Containers: tc.containers})
+				virt, err := os.ReadFile(tr.VirtualFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.MkdirAll(filepath.Join(bucketDir, "data"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(bucketDir, "data", "virtual.bin"), virt, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				st, err := Open(ctx, tr.Dir, Options{Getenv: env, Retry: remote.Policy{Attempts: 1}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer closeStore(t, st)
+				if _, ok := st.(*icechunk.Tree); !ok {
+					t.Fatalf("opened %T, not an Icechunk tree", st)
+				}
+				if _, err := st.Get(ctx, "branches/main/group1/big/c/1/1"); err != nil {
+					t.Errorf("native chunk: %v", err)
+				}
+				got, err := st.Get(ctx, "branches/main/group1/big/c/0/0")
+				switch {
+				case tc.refused == "" && err != nil:
+					t.Errorf("virtual chunk: %v", err)
+				case tc.refused == "" && string(got) != string(virt[7:]):
+					t.Errorf("virtual chunk: %d bytes, not the %d at offset 7 of the object", len(got), len(virt)-7)
+				case tc.refused != "" && (!errors.Is(err, icechunk.ErrRefused) || errors.Is(err, store.ErrNotExist) ||
+					!strings.Contains(err.Error(), tc.refused)):
+					t.Errorf("virtual chunk: %v, want refused: %s", err, tc.refused)
+				}
+			})
+		}
 	}
 }

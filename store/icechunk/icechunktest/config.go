@@ -15,7 +15,8 @@ type Options struct {
 	// bytes there.
 	VirtualURL string
 	// Containers are written as the virtual_chunk_containers of a spec 1
-	// repository's config.yaml (none: no config.yaml).
+	// repository's config.yaml, or of a spec 2 repository's config in
+	// its repo info (flex.go); none: no config.
 	Containers []Container
 }
 
@@ -33,13 +34,15 @@ type Container struct {
 	Settings map[string]string
 }
 
-// config writes config.yaml with containers (spec 1 only).
+// config writes config.yaml with containers (spec 1), or keeps them for
+// the repo info's config (spec 2).
 func (w *testWriter) config(cs []Container) {
 	if len(cs) == 0 {
 		return
 	}
 	if w.spec != 1 {
-		w.t.Fatalf("icechunktest: containers in config.yaml are spec 1's (spec 2 keeps them in the repo info)")
+		w.flexConfig = flexConfig(cs) // in the repo info (refs.go)
+		return
 	}
 	var b strings.Builder
 	b.WriteString("inline_chunk_threshold_bytes: 12\nget_partial_values_concurrency: null\ncompression: null\ncaching: null\nstorage: null\n")

@@ -86,8 +86,12 @@ func (w *testWriter) refs(branches, tags map[string]ID, deleted []string) {
 	status := b.EndObject()
 	uv := TableVector(b, nil)
 	rmeta := TableVector(b, nil)
+	var config flatbuffers.UOffsetT
+	if w.flexConfig != nil {
+		config = b.CreateByteVector(w.flexConfig)
+	}
 	// Repo: spec_version 0, tags 1, branches 2, deleted_tags 3,
-	// snapshots 4, status 5, metadata 6, latest_updates 7.
+	// snapshots 4, status 5, metadata 6, latest_updates 7, config 9.
 	b.StartObject(13)
 	b.PrependUint8Slot(0, 2, 0)
 	b.PrependUOffsetTSlot(1, tv, 0)
@@ -97,6 +101,9 @@ func (w *testWriter) refs(branches, tags map[string]ID, deleted []string) {
 	b.PrependUOffsetTSlot(5, status, 0)
 	b.PrependUOffsetTSlot(6, rmeta, 0)
 	b.PrependUOffsetTSlot(7, uv, 0)
+	if config != 0 {
+		b.PrependUOffsetTSlot(9, config, 0)
+	}
 	b.Finish(b.EndObject())
 	w.write("repo", FileBytes(2, typeRepoInfo, b.FinishedBytes()))
 }

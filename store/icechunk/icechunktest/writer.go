@@ -79,6 +79,7 @@ type testWriter struct {
 	compressed bool // spec 2: compress virtual locations with a dictionary
 	next       int  // for ids
 	snaps      []*wSnapshot
+	flexConfig []byte // spec 2: the repo info's config (FlexBuffers)
 }
 
 func (w *testWriter) newID() ID {
