@@ -6,7 +6,7 @@ JSDIR    := integration/js
 DEBS     := fuse3 attr python3-zarr python3-numcodecs python3-numpy nodejs npm gcc bash-completion \
             python3-pil python3-scipy pcmanfm xvfb imagemagick \
             gdal-bin python3-gdal teem-apps netcdf-bin python3-netcdf4 cdo python3-xarray python3-dask zip \
-            python3-h5py python3-fsspec rclone curl libnfs-utils nfs-common python3-zstandard
+            python3-h5py python3-fsspec rclone curl libnfs-utils nfs-common python3-zstandard python3-flatbuffers
 # fuzz-short: iterations per fuzz target (the same work on every machine);
 # fuzz: time per target. FUZZMINTIME bounds the minimisation of each new
 # input (go's default of 60s can stall a short run for a minute).

@@ -2,12 +2,15 @@ package icechunk
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/zarrfs/zarrfs/internal/peertest"
 	"github.com/zarrfs/zarrfs/store/dir"
 	"github.com/zarrfs/zarrfs/store/icechunk/icechunktest"
 )
@@ -203,4 +206,56 @@ func FuzzParseConfigFlex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// flexPeer encodes, with the FlexBuffers of the FlatBuffers project's
+// Python package (python3-flatbuffers), a RepositoryConfig shaped as
+// serde writes it (enum variants as one-key maps, None as null), with
+// the widths that encoder picks, and prints it in hex.
+const flexPeer = `
+import flatbuffers.flexbuffers as fx
+s3 = {"region": "us-east-1", "endpoint_url": "http://127.0.0.1:9000", "anonymous": True,
+      "allow_http": True, "force_path_style": False, "network_stream_timeout_seconds": 60, "requester_pays": False}
+cfg = {"inline_chunk_threshold_bytes": 512, "get_partial_values_concurrency": None, "compression": None,
+       "caching": None, "storage": None, "manifest": None, "previous_file": None,
+       "virtual_chunk_containers": {
+           "s3://bucket/data/": {"name": None, "url_prefix": "s3://bucket/data/", "store": {"s3_compatible": s3}},
+           "https://example.com/": {"name": None, "url_prefix": "https://example.com/", "store": {"http": {"allow_http": "true"}}},
+           "mem": {"name": "mem", "url_prefix": "memory://x/", "store": "in_memory"},
+           "file:///d/" + "x" * 300 + "/": {"name": None, "url_prefix": "file:///d/" + "x" * 300 + "/", "store": {"local_file_system": "/d"}}}}
+print(fx.Dumps(cfg).hex())
+`
+
+// TestConfigFlexPeer: ParseConfigFlex reads a config that another
+// FlexBuffers encoder wrote (narrow widths, a long key).
+func TestConfigFlexPeer(t *testing.T) {
+	peertest.NeedPythonModules(t, "import flatbuffers.flexbuffers", "python3-flatbuffers")
+	out, err := exec.Command(peertest.Python, "-c", flexPeer).Output()
+	if err != nil {
+		t.Fatalf("python3 flexbuffers: %v", err)
+	}
+	b, err := hex.DecodeString(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := ParseConfigFlex(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "file:///d/" + strings.Repeat("x", 300) + "/"
+	want := []Container{
+		{Name: long, Prefix: long, Store: "local_file_system"},
+		{Name: "https://example.com/", Prefix: "https://example.com/", Store: "http", AllowHTTP: true},
+		{Name: "s3://bucket/data/", Prefix: "s3://bucket/data/", Store: "s3_compatible", Region: "us-east-1",
+			Endpoint: "http://127.0.0.1:9000", Anonymous: true, AllowHTTP: true},
+		{Name: "mem", Prefix: "memory://x/", Store: "in_memory"},
+	}
+	if len(cs) != len(want) {
+		t.Fatalf("%d containers: %+v", len(cs), cs)
+	}
+	for i := range want {
+		if cs[i] != want[i] {
+			t.Errorf("container %d = %+v, want %+v", i, cs[i], want[i])
+		}
+	}
 }
