@@ -185,7 +185,8 @@ bench: build
 
 # bench-remote: zarrfs (mount and cat, over HTTP and S3) against zarr-python +
 # fsspec on a store made to look far away by bench/farstore (first-byte delays of
-# 0-100 ms, 80 MB/s per connection); bench/remote.py, BENCH.md. Needs
+# 0-100 ms, 80 MB/s per connection), and a Kerchunk set and an Icechunk repository of the same
+# chunks against the plain store; bench/remote.py, BENCH.md. Needs
 # python3-aiohttp and versitygw (make deps).
 bench-remote: build
 	$(GO) build -o bin/benchdata ./bench/benchdata
