@@ -55,7 +55,7 @@ func Compression(data []byte) string {
 
 // ErrTooLarge matches the error of Decompress for data that expands past
 // its bound.
-var ErrTooLarge = errors.New("decompresses to more than the bound")
+var ErrTooLarge = errors.New("kerchunk: decompresses to more than the bound")
 
 // Decompress returns data decompressed when it starts with a
 // compression's magic bytes (every concatenated member or frame), else
@@ -95,7 +95,7 @@ func decompress(data []byte, limit int, strict bool) ([]byte, error) {
 		case err != nil:
 			return nil, fmt.Errorf("%s: %w", c.name, err)
 		case n > int64(limit):
-			return nil, fmt.Errorf("%s: %w (%d bytes)", c.name, ErrTooLarge, limit)
+			return nil, fmt.Errorf("%w: %s past %d bytes", ErrTooLarge, c.name, limit)
 		}
 		return out.Bytes(), nil
 	}
