@@ -104,6 +104,49 @@ func TestIcechunkProjectRepos(t *testing.T) {
 	}
 }
 
+// TestIcechunkProjectContainers reads the virtual chunk containers of the
+// Icechunk project's test repositories (ZARRFS_ICECHUNK_TESTDATA, as
+// above): test-repo-v1's config.yaml and test-repo-v2-migrated's
+// FlexBuffers config, which Icechunk's migration wrote from that YAML,
+// give the same containers; test-repo-v2's FlexBuffers (Icechunk 2's
+// serde) gives its one s3://testbucket/ container.
+func TestIcechunkProjectContainers(t *testing.T) {
+	root := os.Getenv("ZARRFS_ICECHUNK_TESTDATA")
+	if root == "" {
+		t.Skip("ZARRFS_ICECHUNK_TESTDATA unset: the Icechunk project's test repositories are not part of zarrfs (docs/TESTING.md)")
+	}
+	containers := map[string][]Container{}
+	for _, name := range []string{"test-repo-v1", "test-repo-v2", "test-repo-v2-migrated"} {
+		st, err := dir.Open(filepath.Join(root, name), dir.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(context.Background(), st, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.containersErr != nil {
+			t.Errorf("%s: %v", name, r.containersErr)
+		}
+		containers[name] = r.Containers()
+		r.Close()
+	}
+	testbucket := Container{Store: "s3_compatible", Region: "us-east-1", Endpoint: "http://localhost:4200",
+		AllowHTTP: true, ForcePathStyle: true}
+	v1 := containers["test-repo-v1"]
+	if len(v1) != 5 || v1[0] != (Container{Name: "s3", Prefix: "s3://testbucket", Store: testbucket.Store, Region: testbucket.Region,
+		Endpoint: testbucket.Endpoint, AllowHTTP: true, ForcePathStyle: true}) {
+		t.Errorf("test-repo-v1: %+v", v1)
+	}
+	if !slices.Equal(v1, containers["test-repo-v2-migrated"]) {
+		t.Errorf("test-repo-v2-migrated: %+v, want test-repo-v1's %+v", containers["test-repo-v2-migrated"], v1)
+	}
+	testbucket.Name, testbucket.Prefix = "s3://testbucket/", "s3://testbucket/"
+	if v2 := containers["test-repo-v2"]; len(v2) != 1 || v2[0] != testbucket {
+		t.Errorf("test-repo-v2: %+v, want %+v", v2, testbucket)
+	}
+}
+
 // ancestry lists the messages from ref back to the first snapshot.
 func ancestry(t *testing.T, r *Repo, ref string) []string {
 	t.Helper()
