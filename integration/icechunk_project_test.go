@@ -139,7 +139,11 @@ func TestIcechunkProjectRepos(t *testing.T) {
 					if i > 0 && ref != "main" && a != "group1/big_chunks" {
 						continue // the remote stores: main's arrays and big_chunks of every ref
 					}
-					res := runZarrfs(t, "cat", "--ref", ref, store, a)
+					// The repositories' virtual chunk containers name
+					// the project's own S3 server (localhost:4200);
+					// --s3-endpoint wins over them, AWS_ENDPOINT_URL
+					// would not.
+					res := runZarrfs(t, "cat", "--s3-endpoint", srv.Endpoint, "--ref", ref, store, a)
 					if want == nil {
 						if res.err == nil {
 							t.Errorf("%s --ref %q (%s) %s: read, but the script wrote no such array", store, ref, message[id], a)

@@ -59,24 +59,29 @@ const tigrisEndpoint = "https://fly.storage.tigris.dev"
 
 // inContainer returns o with the settings of Icechunk's virtual chunk
 // container c for the stores of the chunks it holds: an S3 container's
-// endpoint, region, anonymous and path style replace the command line's
-// (credentials still come from the environment: a repository never holds
-// them). nil, or an http or local container: o as it is.
+// endpoint and region are used where the command line gave none (they
+// win over the environment's AWS_ENDPOINT_URL and AWS_REGION, as in
+// Icechunk; an --s3-endpoint or --s3-region given on the command line
+// wins over them, for a mirror of the data elsewhere), its anonymous and
+// path style are added. Credentials still come from the environment: a
+// repository never holds them. nil, or an http or local container: o as
+// it is.
 func (o Options) inContainer(c *icechunk.Container) Options {
 	if c == nil {
 		return o
 	}
 	switch c.Store {
 	case "s3", "s3_compatible", "tigris":
-		if c.Endpoint != "" {
+		if o.S3.Endpoint == "" {
 			o.S3.Endpoint = c.Endpoint
-		} else if c.Store == "tigris" {
-			o.S3.Endpoint = tigrisEndpoint
+			if c.Endpoint == "" && c.Store == "tigris" {
+				o.S3.Endpoint = tigrisEndpoint
+			}
 		}
-		if c.Region != "" {
+		if o.S3.Region == "" {
 			o.S3.Region = c.Region
 		}
-		o.S3.Anonymous = c.Anonymous
+		o.S3.Anonymous = o.S3.Anonymous || c.Anonymous
 		o.S3.PathStyle = o.S3.PathStyle || c.ForcePathStyle
 	}
 	return o

@@ -20,7 +20,8 @@ import (
 // repo info's FlexBuffers config) whose virtual chunk lives
 // in an S3 bucket (versitygw) reads it through the virtual chunk
 // container with the longest matching url_prefix, at that container's
-// endpoint and region (the environment's endpoint is wrong); a URL that
+// endpoint and region (the environment's endpoint is wrong), unless the
+// command line names an endpoint; a URL that
 // matches no container, or only a container of a kind zarrfs does not
 // read, is refused with a clear error while the native chunks beside it
 // still read.
@@ -38,23 +39,27 @@ func TestIcechunkContainers(t *testing.T) {
 		name       string
 		containers []icechunktest.Container
 		refused    string // "": the virtual chunk reads
+		flags      S3Options
 	}{
 		{"longest prefix", []icechunktest.Container{
 			{Name: "bucket", Prefix: "s3://virt/", Store: "s3", Settings: bad},
 			{Name: "data", Prefix: "s3://virt/data/", Store: "s3_compatible", Settings: good},
 			{Name: "gcs", Prefix: "gcs", Store: "gcs"},
-		}, ""},
+		}, "", S3Options{}},
 		{"no match", []icechunktest.Container{
 			{Name: "other", Prefix: "s3://other/", Store: "s3_compatible", Settings: good},
 			{Name: "web", Prefix: "https://example.com/", Store: "http"},
-		}, "matches none of the repository's virtual chunk containers (https://example.com/, s3://other/)"},
+		}, "matches none of the repository's virtual chunk containers (https://example.com/, s3://other/)", S3Options{}},
 		{"wrong kind", []icechunktest.Container{
 			{Name: "az", Prefix: "s3://virt/", Store: "azure"},
-		}, `container "az" (s3://virt/) is a azure store`},
+		}, `container "az" (s3://virt/) is a azure store`, S3Options{}},
+		{"command line wins", []icechunktest.Container{
+			{Name: "data", Prefix: "s3://virt/data/", Store: "s3_compatible", Settings: bad},
+		}, "", S3Options{Endpoint: srv.Endpoint, Region: "us-east-1", PathStyle: true}},
 		{"http endpoint not allowed", []icechunktest.Container{
 			{Name: "data", Prefix: "s3://virt/data/", Store: "s3",
 				Settings: map[string]string{"endpoint_url": srv.Endpoint, "allow_http": "false"}},
-		}, "http:// endpoint without allow_http"},
+		}, "http:// endpoint without allow_http", S3Options{}},
 	} {
 		for _, spec := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/spec%d", tc.name, spec), func(t *testing.T) {
@@ -70,7 +75,7 @@ func TestIcechunkContainers(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(bucketDir, "data", "virtual.bin"), virt, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				st, err := Open(ctx, tr.Dir, Options{Getenv: env, Retry: remote.Policy{Attempts: 1}})
+				st, err := Open(ctx, tr.Dir, Options{Getenv: env, S3: tc.flags, Retry: remote.Policy{Attempts: 1}})
 				if err != nil {
 					t.Fatal(err)
 				}
