@@ -64,14 +64,7 @@ func TestParseConfigYAML(t *testing.T) {
 		{Name: "file", Prefix: "file", Store: "local_file_system"},
 		{Name: "az", Prefix: "az", Store: "azure"},
 	}
-	if len(cs) != len(want) {
-		t.Fatalf("%d containers: %+v", len(cs), cs)
-	}
-	for i := range want {
-		if cs[i] != want[i] {
-			t.Errorf("container %d = %+v, want %+v", i, cs[i], want[i])
-		}
-	}
+	checkContainers(t, cs, want)
 	for _, tc := range []struct{ scheme, url, name, err string }{
 		{"s3", "s3://testbucket/a/b.nc", "s3", ""},
 		{"s3", "s3://testbucket2/b.nc", "s3", ""}, // a string prefix, as Icechunk matches
@@ -167,14 +160,7 @@ func TestConfigFlex(t *testing.T) {
 		{Name: "tig", Prefix: "s3://t/", Store: "tigris"},
 	}
 	got := r.Containers()
-	if len(got) != len(want) {
-		t.Fatalf("%d containers: %+v", len(got), got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("container %d = %+v, want %+v", i, got[i], want[i])
-		}
-	}
+	checkContainers(t, got, want)
 	for _, bad := range [][]byte{{1}, {0, 0, 3}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 9<<2 | 3, 8}} {
 		if _, err := ParseConfigFlex(bad); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%x: %v, want corrupt", bad, err)
@@ -250,12 +236,18 @@ func TestConfigFlexPeer(t *testing.T) {
 			Endpoint: "http://127.0.0.1:9000", Anonymous: true, AllowHTTP: true},
 		{Name: "mem", Prefix: "memory://x/", Store: "in_memory"},
 	}
-	if len(cs) != len(want) {
-		t.Fatalf("%d containers: %+v", len(cs), cs)
+	checkContainers(t, cs, want)
+}
+
+// checkContainers fails t unless got is want, in order.
+func checkContainers(t *testing.T, got, want []Container) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d containers: %+v", len(got), got)
 	}
 	for i := range want {
-		if cs[i] != want[i] {
-			t.Errorf("container %d = %+v, want %+v", i, cs[i], want[i])
+		if got[i] != want[i] {
+			t.Errorf("container %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}
 }
