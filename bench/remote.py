@@ -297,6 +297,18 @@ def bench_tree(s3, out, d=50):
     out.append("")
 
 
+def check_read(what, r, size, want):
+    """Fail unless reader result r holds the size bytes of raw.bin (CRC-32 want)."""
+    if r["crc"] != want or r["n"] != size:
+        raise RuntimeError("%s: read back %d bytes, crc %x; want %d, %x" % (what, r["n"], r["crc"], size, want))
+
+
+def heading(what, size, d):
+    """The heading of a table of whole-array reads on fresh mounts, d ms away."""
+    return ("### %s, %d MiB float32 in 1 MiB zstd chunks, %d ms away, fresh mounts "
+            "(MB/s, median of %d rounds; %.0f MB/s per connection)\n" % (what, size >> 20, d, ROUNDS, BW / 1e6))
+
+
 def bench_cache(out, d=50):
     """The persistent disk cache (--cache-dir): the whole array read on a fresh mount of the far
     store (HTTP, d ms) without the cache, with an empty cache folder (cold), and after a remount
@@ -330,8 +342,8 @@ def bench_cache(out, d=50):
                     z0 = bench.proc_cpu(mnt.p.pid)
                     r = bench.read("fromfile", os.path.join(mnt.mnt, "arr", "data"), *crc)
                     cpu[m].append(bench.proc_cpu(mnt.p.pid) - z0)
-                if crc and (r["crc"] != want or r["n"] != size):
-                    raise RuntimeError("cache bench %s: read back %d bytes, crc %x; want %d, %x" % (m, r["n"], r["crc"], size, want))
+                if crc:
+                    check_read("cache bench " + m, r, size, want)
                 res[m].append(r["s"])
             log("  cache round %d: %s" % (rnd + 1, " ".join("%s %.2fs (daemon %.2f CPU-s)" % (m, res[m][-1], cpu[m][-1])
                                                             for m in methods)))
@@ -339,8 +351,7 @@ def bench_cache(out, d=50):
         h.close()
         subprocess.run(["rm", "-rf", top], check=True)
     mb = {m: size / 1e6 / statistics.median(res[m]) for m in methods}
-    out.append("### Disk cache (--cache-dir), %d MiB float32 in 1 MiB zstd chunks, %d ms away, fresh mounts "
-               "(MB/s, median of %d rounds; %.0f MB/s per connection)\n" % (size >> 20, d, ROUNDS, BW / 1e6))
+    out.append(heading("Disk cache (--cache-dir)", size, d))
     out.append("| local directory | far, no cache | far, empty cache (cold) | far, remount with the cache (warm) "
                "| warm / local (goal ≥ 0.9) | cold / no cache (goal ≈ 1) |")
     out.append("|---|---|---|---|---|---|")
@@ -370,8 +381,8 @@ def bench_virtual(out, d=50):
                     crc = ["crc"] if rnd == 0 else []
                     with bench.Mount(h.url + path, extra) as mnt:
                         r = bench.read("fromfile", os.path.join(mnt.mnt, "arr", "data"), *crc)
-                    if crc and (r["crc"] != want or r["n"] != size):
-                        raise RuntimeError("virtual %s: read back %d bytes, crc %x; want %d, %x" % (kind, r["n"], r["crc"], size, want))
+                    if crc:
+                        check_read("virtual " + kind, r, size, want)
                     s = r["s"]
                 else:
                     s, _ = bench.timed_cpu(bench.ZARRFS, "cat", *extra, h.url + path, "arr")
@@ -380,8 +391,7 @@ def bench_virtual(out, d=50):
     finally:
         h.close()
     mb = {m: size / 1e6 / statistics.median(res[m]) for m in methods}
-    out.append("### Virtual Zarr, %d MiB float32 in 1 MiB zstd chunks, %d ms away, fresh mounts "
-               "(MB/s, median of %d rounds; %.0f MB/s per connection)\n" % (size >> 20, d, ROUNDS, BW / 1e6))
+    out.append(heading("Virtual Zarr", size, d))
     out.append("| | plain Zarr v2 | Kerchunk JSON (ranges of one file) | Icechunk spec 1 (native chunks) "
                "| Kerchunk / plain | Icechunk / plain |")
     out.append("|---|---|---|---|---|---|")
