@@ -2,7 +2,7 @@
 GO       ?= go
 BIN      := bin/zarrfs
 PKGS     := ./...
-JSDIR    := integration/js
+JSDIR    := internal/peertest/testdata/oracles/js
 DEBS     := fuse3 attr python3-zarr python3-numcodecs python3-numpy nodejs npm gcc bash-completion \
             python3-pil python3-scipy pcmanfm xvfb imagemagick \
             gdal-bin python3-gdal teem-apps netcdf-bin python3-netcdf4 cdo python3-xarray python3-dask zip \

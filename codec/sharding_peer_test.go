@@ -164,7 +164,7 @@ func TestShardCorpus(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel() // most of the time goes to starting node
 			got := shardReadArray(t, dir)
-			want := peertest.RunNode(t, "read.mjs", dir, "")
+			want := peertest.Oracle(t, "js/read.mjs", dir, "")
 			equalShard(t, "array", got, want)
 		})
 	}
@@ -204,7 +204,7 @@ func TestShardPeerZarrita(t *testing.T) {
 				shardBox(shard, c.shardShape, make([]int, len(start)), want, c.shape, start, crop, size)
 				return shard
 			})
-			got := peertest.RunNode(t, "read.mjs", dir, "")
+			got := peertest.Oracle(t, "js/read.mjs", dir, "")
 			equalShard(t, "zarrita's read", got, want)
 			equalShard(t, "our read", shardReadArray(t, dir), want)
 		})
@@ -233,7 +233,7 @@ func TestShardPeerZarritaStrings(t *testing.T) {
 		nd.Each(shardShape, []int{0, 0}, shape, start, crop, func(di, si int) { shard[di] = elems[si] })
 		return shardVlen(shard)
 	})
-	got := peertest.RunNode(t, "read.mjs", dir, "")
+	got := peertest.Oracle(t, "js/read.mjs", dir, "")
 	equalShard(t, "zarrita's read", got, []byte(txt.String()))
 }
 

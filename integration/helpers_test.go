@@ -326,7 +326,7 @@ func zarritaRead(t testing.TB, items []item) (data [][]byte, errs []error) {
 	t.Helper()
 	peertest.NeedNode(t)
 	list, out := writeList(t, items)
-	peertest.RunNode(t, "read.mjs", "--list", list, out)
+	peertest.Oracle(t, "js/read.mjs", "--list", list, out)
 	return collect(t, "zarrita", out, len(items))
 }
 

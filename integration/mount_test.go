@@ -460,7 +460,7 @@ func v3MountArrays(t *testing.T) (string, []mountArray) {
 func writeV3MountArrays(t *testing.T, dir string) (string, []mountArray) {
 	t.Helper()
 	store := filepath.Join(dir, "v3.zarr")
-	paths := strings.Fields(string(peertest.RunNode(t, "write_v3.mjs", store)))
+	paths := strings.Fields(string(peertest.Oracle(t, "js/write_v3.mjs", store)))
 	data, errs := zarritaRead(t, itemsIn(store, paths))
 	refs := filepath.Join(dir, "refs")
 	if err := os.MkdirAll(refs, 0o755); err != nil {

@@ -152,7 +152,7 @@ func TestPeerPythonV2(t *testing.T) {
 func TestPeerZarritaV3(t *testing.T) {
 	peertest.NeedNode(t)
 	store := filepath.Join(t.TempDir(), "v3.zarr")
-	out := peertest.RunNode(t, "write_v3.mjs", store)
+	out := peertest.Oracle(t, "js/write_v3.mjs", store)
 	paths := strings.Fields(string(out))
 	if len(paths) < 100 {
 		t.Fatalf("write_v3.mjs wrote only %d arrays", len(paths))
@@ -266,7 +266,7 @@ func TestPeerInfoJSON(t *testing.T) {
 	t.Run("v3", func(t *testing.T) {
 		peertest.NeedNode(t)
 		store := filepath.Join(t.TempDir(), "v3.zarr")
-		for i, p := range strings.Fields(string(peertest.RunNode(t, "write_v3.mjs", store))) {
+		for i, p := range strings.Fields(string(peertest.Oracle(t, "js/write_v3.mjs", store))) {
 			if i%5 != 0 {
 				continue
 			}

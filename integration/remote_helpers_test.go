@@ -87,12 +87,12 @@ func remoteData(t *testing.T) *remoteStores {
 		copyTree(t, v3src, v3)
 		s.v3 = slices.Clone(arrays)
 		s.shardedShape, s.shardedShards, s.shardedChunks = [2]int{120, 100}, [2]int{40, 50}, [2]int{8, 10}
-		peertest.RunNode(t, "write_sharded.mjs", v3, "sharded",
+		peertest.Oracle(t, "js/write_sharded.mjs", v3, "sharded",
 			fmt.Sprint(s.shardedShape[0]), fmt.Sprint(s.shardedShape[1]),
 			fmt.Sprint(s.shardedShards[0]), fmt.Sprint(s.shardedShards[1]),
 			fmt.Sprint(s.shardedChunks[0]), fmt.Sprint(s.shardedChunks[1]))
 		ref := filepath.Join(s.root, "sharded.bin")
-		if err := os.WriteFile(ref, peertest.RunNode(t, "read.mjs", v3, "sharded"), 0o644); err != nil {
+		if err := os.WriteFile(ref, peertest.Oracle(t, "js/read.mjs", v3, "sharded"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		s.v3Sharded = mountArray{Path: "sharded", Ref: ref, File: "data", DType: "<f4", Shape: s.shardedShape[:]}

@@ -79,9 +79,9 @@ func stressFixture(t *testing.T) (v2Store, v3Store string, arrays map[string]str
 			arrays[s.Path] = stressArray{Path: s.Path, Ref: refs[s.Path], Shape: shape, Chunks: chunks, Shards: chunks, Item: item, Decode: decode}
 		}
 		v3 := filepath.Join(base, "sharded.zarr")
-		peertest.RunNode(t, "write_sharded.mjs", v3, "sharded", "1000", "1100", "200", "200", "50", "40")
+		peertest.Oracle(t, "js/write_sharded.mjs", v3, "sharded", "1000", "1100", "200", "200", "50", "40")
 		ref := filepath.Join(base, "sharded.bin")
-		if err := os.WriteFile(ref, peertest.RunNode(t, "read.mjs", v3, "sharded"), 0o644); err != nil {
+		if err := os.WriteFile(ref, peertest.Oracle(t, "js/read.mjs", v3, "sharded"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		arrays["sharded"] = stressArray{Path: "sharded", Ref: ref, Shape: []int{1000, 1100}, Chunks: []int{50, 40}, Shards: []int{200, 200}, Item: 4, Decode: 200 * 200 * 4}

@@ -1,7 +1,11 @@
 // Package peertest runs the reference Zarr implementations that zarrfs's
 // tests use as oracles: Debian's python3-zarr/python3-numcodecs (through
 // /usr/bin/python3) and the npm package zarrita (installed in
-// integration/js by `make test`).
+// testdata/oracles/js by `make deps`).
+//
+// The oracle programs of the unit tests live as files in testdata/oracles:
+// Python programs in a folder per package (codec/, zarr/, ...) and the node
+// scripts with their pinned npm packages in js/. Oracle runs one by name.
 //
 // When a peer is missing a test is skipped, unless ZARRFS_REQUIRE_PEERS=1
 // (set by `make test` and CI), in which case it fails: peer tests never
@@ -85,9 +89,14 @@ func RunPython(t testing.TB, program string, args ...string) []byte {
 	return out
 }
 
+// OraclesDir is the folder of the oracle programs (testdata/oracles).
+func OraclesDir() string {
+	return filepath.Join(RepoRoot(), "internal", "peertest", "testdata", "oracles")
+}
+
 // JSDir is the folder holding the pinned npm packages (zarrita) and the
-// scripts that use them.
-func JSDir() string { return filepath.Join(RepoRoot(), "integration", "js") }
+// node scripts that use them.
+func JSDir() string { return filepath.Join(OraclesDir(), "js") }
 
 // NeedNode skips (or fails) t unless node and the pinned zarrita are installed.
 func NeedNode(t testing.TB) {
@@ -96,22 +105,35 @@ func NeedNode(t testing.TB) {
 		Missing(t, "node not found")
 	}
 	if _, err := os.Stat(filepath.Join(JSDir(), "node_modules", "zarrita")); err != nil {
-		Missing(t, "zarrita not installed in integration/js (run `npm ci` there)")
+		Missing(t, "zarrita not installed in "+JSDir()+" (run `make deps`)")
 	}
 }
 
-// RunNode runs the script integration/js/NAME with args and returns its
-// standard output; it fails t on a non-zero exit.
-func RunNode(t testing.TB, name string, args ...string) []byte {
+// Oracle runs the oracle program NAME, a path below OraclesDir such as
+// "codec/vlen.py" or "js/read.mjs", with args and returns its standard
+// output; it fails t on a non-zero exit, showing standard error. A .py
+// program runs with /usr/bin/python3 (needing zarr, numcodecs and numpy), a
+// .mjs script with node in JSDir (needing zarrita).
+func Oracle(t testing.TB, name string, args ...string) []byte {
 	t.Helper()
-	NeedNode(t)
-	cmd := exec.Command("node", append([]string{filepath.Join(JSDir(), name)}, args...)...)
-	cmd.Dir = JSDir()
+	path := filepath.Join(OraclesDir(), filepath.FromSlash(name))
+	var cmd *exec.Cmd
+	switch filepath.Ext(name) {
+	case ".py":
+		NeedPython(t)
+		cmd = exec.Command(Python, append([]string{path}, args...)...)
+	case ".mjs":
+		NeedNode(t)
+		cmd = exec.Command("node", append([]string{path}, args...)...)
+		cmd.Dir = JSDir()
+	default:
+		t.Fatalf("oracle %s: neither .py nor .mjs", name)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("node peer %s: %v\n%s", name, err, stderr.String())
+		t.Fatalf("oracle %s: %v\n%s", name, err, stderr.String())
 	}
 	return out
 }
