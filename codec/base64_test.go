@@ -13,11 +13,7 @@ import (
 // them to the values NumPy wrote, and encodes them back to the same text.
 func TestPeerBase64(t *testing.T) {
 	peertest.NeedPython(t)
-	out := peertest.RunPython(t, `
-import sys, numpy as np, numcodecs
-a = (np.arange(1000, dtype="<i4") * 7919) % 100003
-sys.stdout.buffer.write(a.tobytes() + numcodecs.Base64().encode(a))
-`)
+	out := peertest.Oracle(t, "codec/peer_base64.py")
 	raw, enc := out[:4000], out[4000:]
 	if binary.LittleEndian.Uint32(raw[4:]) != 7919 {
 		t.Fatalf("unexpected NumPy output")

@@ -162,23 +162,7 @@ func TestFilterFixtures(t *testing.T) {
 		}
 		args = append(args, p, f.Array)
 	}
-	peertest.RunPython(t, `
-import json, struct, sys, numcodecs, numpy as np
-def to_bytes(a):
-    a = np.asarray(a)
-    if a.dtype == object:
-        parts = [struct.pack("<I", a.size)]
-        for v in a.reshape(-1, order="A"):
-            v = v.encode("utf-8")
-            parts += [struct.pack("<I", len(v)), v]
-        return b"".join(parts)
-    return a.reshape(-1, order="A").tobytes(order="A")
-a = sys.argv[1:]
-for p, arr in zip(a[0::2], a[1::2]):
-    codec = numcodecs.get_codec(json.load(open(p + ".config")))
-    open(p + ".dec", "wb").write(to_bytes(codec.decode(open(p + ".enc", "rb").read())))
-    open(p + ".arr", "wb").write(to_bytes(np.load(arr, allow_pickle=True)))
-`, args...)
+	peertest.Oracle(t, "codec/filter_fixtures.py", args...)
 	for i, f := range fs {
 		p := filepath.Join(dir, fmt.Sprint(i))
 		want, err := os.ReadFile(p + ".dec")
@@ -297,13 +281,7 @@ func TestBitRound(t *testing.T) {
 			args = append(args, raw, c.typ, fmt.Sprint(keep))
 		}
 	}
-	peertest.RunPython(t, `
-import sys, numcodecs, numpy as np
-a = sys.argv[1:]
-for raw, typ, keep in zip(a[0::3], a[1::3], a[2::3]):
-    x = np.fromfile(raw, dtype=typ)
-    np.asarray(numcodecs.BitRound(int(keep)).encode(x)).tofile(raw + ".out")
-`, args...)
+	peertest.Oracle(t, "codec/bit_round.py", args...)
 	for _, it := range items {
 		in, _ := os.ReadFile(it.raw)
 		want, err := os.ReadFile(it.keep)

@@ -161,49 +161,16 @@ type peerCase struct {
 	TheirsDecoded []byte // numcodecs' decoding of Ours
 }
 
-const numcodecsPeer = `
-import json, struct, sys, numcodecs, numpy as np
-
-def from_vlen(b):
-    n, = struct.unpack_from("<I", b, 0)
-    pos, out = 4, []
-    for _ in range(n):
-        l, = struct.unpack_from("<I", b, pos)
-        out.append(b[pos + 4:pos + 4 + l].decode("utf-8"))
-        pos += 4 + l
-    return np.array(out, dtype=object)
-
-def to_bytes(a):
-    if isinstance(a, np.ndarray) and a.dtype == object:
-        parts = [struct.pack("<I", a.size)]
-        for v in a.reshape(-1, order="A"):
-            v = v.encode("utf-8")
-            parts += [struct.pack("<I", len(v)), v]
-        return b"".join(parts)
-    if isinstance(a, np.ndarray):
-        return np.ascontiguousarray(a).tobytes()
-    return bytes(a)
-
-for c in json.load(open(sys.argv[1])):
-    codec = numcodecs.get_codec(json.loads(c["config"]))
-    raw = open(c["raw"], "rb").read()
-    if c["dtype"] == "|O":
-        raw = from_vlen(raw)
-    elif c["dtype"]:
-        raw = np.frombuffer(raw, dtype=c["dtype"]).copy()
-    open(c["theirs"], "wb").write(to_bytes(codec.encode(raw)))
-    open(c["decoded"], "wb").write(to_bytes(codec.decode(open(c["ours"], "rb").read())))
-`
-
 // runNumcodecs has numcodecs (python3) encode every case's Raw and decode
 // every case's Ours.
 func runNumcodecs(t *testing.T, cases []peerCase) {
 	t.Helper()
-	runPeer(t, numcodecsPeer, cases)
+	runPeer(t, "codec/numcodecs_peer.py", cases)
 }
 
-// runPeer runs a Python program like numcodecsPeer over the cases.
-func runPeer(t *testing.T, program string, cases []peerCase) {
+// runPeer runs an oracle program like codec/numcodecs_peer.py (a name for
+// peertest.Oracle) over the cases.
+func runPeer(t *testing.T, oracle string, cases []peerCase) {
 	t.Helper()
 	peertest.NeedPython(t)
 	dir := t.TempDir()
@@ -226,7 +193,7 @@ func runPeer(t *testing.T, program string, cases []peerCase) {
 		})
 	}
 	manifest, _ := json.Marshal(jobs)
-	peertest.RunPython(t, program, write("manifest.json", manifest))
+	peertest.Oracle(t, oracle, write("manifest.json", manifest))
 	for i := range cases {
 		var err error
 		if cases[i].Theirs, err = os.ReadFile(jobs[i]["theirs"]); err != nil {

@@ -22,20 +22,7 @@ func TestJSON2Fixtures(t *testing.T) {
 	for i, f := range fs {
 		args = append(args, f.Array, filepath.Join(dir, fmt.Sprint(i)))
 	}
-	peertest.RunPython(t, `
-import sys, struct, numpy as np
-a = sys.argv[1:]
-for src, dst in zip(a[0::2], a[1::2]):
-    arr = np.load(src, allow_pickle=True)
-    flat = arr.reshape(-1)
-    if arr.dtype != object or not all(isinstance(v, str) for v in flat):
-        continue
-    out = [struct.pack("<I", len(flat))]
-    for v in flat:
-        b = v.encode("utf-8")
-        out += [struct.pack("<I", len(b)), b]
-    open(dst, "wb").write(b"".join(out))
-`, args...)
+	peertest.Oracle(t, "codec/json2_fixtures.py", args...)
 	decoded := 0
 	for i, f := range fs {
 		arr := readNpy(t, f.Array)
@@ -84,19 +71,7 @@ func TestJSON2Peer(t *testing.T) {
 		if err := os.WriteFile(p, ours, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out := peertest.RunPython(t, `
-import sys, json, struct, numcodecs, numpy as np
-c = numcodecs.get_codec(json.loads(sys.argv[1]))
-dec = c.decode(open(sys.argv[2], "rb").read())
-flat = dec.reshape(-1)
-assert dec.shape == (2, 5), dec.shape
-parts = [struct.pack("<I", len(flat))]
-for v in flat:
-    b = v.encode("utf-8")
-    parts += [struct.pack("<I", len(b)), b]
-theirs = c.encode(np.array(list(flat), dtype=object).reshape(2, 5))
-sys.stdout.buffer.write(struct.pack("<I", len(theirs)) + theirs + b"".join(parts))
-`, cfg, p)
+		out := peertest.Oracle(t, "codec/json2_peer.py", cfg, p)
 		n := int(out[0]) | int(out[1])<<8 | int(out[2])<<16 | int(out[3])<<24
 		theirs, theirDecoding := out[4:4+n], out[4+n:]
 		equalBytes(t, cfg+": numcodecs decodes zarrfs", theirDecoding, layout)
@@ -172,15 +147,7 @@ func FuzzJSON2Decode(f *testing.F) {
 // string that merely reads "NaN" stays a string.
 func TestPeerJSON2NaN(t *testing.T) {
 	peertest.NeedPython(t)
-	out := peertest.RunPython(t, `
-import sys, json, numpy as np, numcodecs
-vals = [1.5, float("nan"), "NaN", None, [float("inf"), -float("inf")], {"k": float("nan")}]
-a = np.empty(len(vals), dtype=object)
-a[:] = vals
-enc = numcodecs.JSON().encode(a)
-want = "\n".join(json.dumps(v, separators=(",", ":")) for v in vals)
-sys.stdout.buffer.write(enc + b"\x00" + want.encode())
-`)
+	out := peertest.Oracle(t, "codec/peer_json2_nan.py")
 	enc, want, _ := bytes.Cut(out, []byte{0})
 	c, err := New("json2", nil)
 	if err != nil {

@@ -169,21 +169,6 @@ func bcjData(n int, seed uint64) []byte {
 	return out[:n]
 }
 
-// lzmaPeer is numcodecsPeer for numcodecs' LZMA configurations, through
-// Python's lzma module itself: numcodecs 0.11 passes "filters" to the xz
-// decoder too, which Python refuses (an xz stream names its own filters).
-const lzmaPeer = `
-import json, lzma, sys
-for c in json.load(open(sys.argv[1])):
-    cfg = json.loads(c["config"])
-    form, filters = cfg.get("format", 1), cfg.get("filters")
-    check = cfg.get("check", -1) if form in (0, 1) else -1
-    raw = open(c["raw"], "rb").read()
-    open(c["theirs"], "wb").write(lzma.compress(raw, format=form or 1, check=check, filters=filters))
-    ours = open(c["ours"], "rb").read()
-    open(c["decoded"], "wb").write(lzma.decompress(ours, format=form, filters=filters if form == 3 else None))
-`
-
 // TestLZMAFiltersPeer: Python's lzma module (liblzma) encodes data with
 // every filter chain zarrfs reads (delta and the BCJ filters before
 // LZMA2, in xz and raw streams) and zarrfs decodes it; it also decodes
@@ -217,7 +202,7 @@ func TestLZMAFiltersPeer(t *testing.T) {
 			cases = append(cases, peerCase{Config: cfg, Raw: raw, Ours: enc})
 		}
 	}
-	runPeer(t, lzmaPeer, cases)
+	runPeer(t, "codec/lzma_peer.py", cases)
 	for _, c := range cases {
 		what := fmt.Sprintf("%s, %d bytes", c.Config, len(c.Raw))
 		equalBytes(t, what+": numcodecs decodes zarrfs", c.TheirsDecoded, c.Raw)

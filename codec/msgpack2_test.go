@@ -21,24 +21,7 @@ func TestMsgPack2Fixtures(t *testing.T) {
 	for i, f := range fs {
 		args = append(args, f.Array, filepath.Join(dir, fmt.Sprint(i)))
 	}
-	peertest.RunPython(t, `
-import sys, struct, numpy as np
-a = sys.argv[1:]
-for src, dst in zip(a[0::2], a[1::2]):
-    arr = np.load(src, allow_pickle=True)
-    flat = arr.reshape(-1)
-    if arr.dtype != object:
-        continue
-    if all(isinstance(v, bytes) for v in flat):
-        open(dst + ".bin", "wb").close()
-    elif not all(isinstance(v, str) for v in flat):
-        continue
-    out = [struct.pack("<I", len(flat))]
-    for v in flat:
-        b = v if isinstance(v, bytes) else v.encode("utf-8")
-        out += [struct.pack("<I", len(b)), b]
-    open(dst, "wb").write(b"".join(out))
-`, args...)
+	peertest.Oracle(t, "codec/msgpack2_fixtures.py", args...)
 	decoded := 0
 	for i, f := range fs {
 		arr := readNpy(t, f.Array)
@@ -97,18 +80,7 @@ func TestMsgPack2Peer(t *testing.T) {
 		if err := os.WriteFile(p, ours, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out := peertest.RunPython(t, `
-import sys, json, struct, numcodecs, numpy as np
-c = numcodecs.get_codec(json.loads(sys.argv[1]))
-dec = c.decode(open(sys.argv[2], "rb").read())
-flat = dec.reshape(-1)
-parts = [struct.pack("<I", len(flat))]
-for v in flat:
-    b = v.encode("utf-8") if isinstance(v, str) else bytes(v)
-    parts += [struct.pack("<I", len(b)), b]
-theirs = c.encode(dec)
-sys.stdout.buffer.write(struct.pack("<I", len(theirs)) + theirs + b"".join(parts))
-`, tc.config, p)
+		out := peertest.Oracle(t, "codec/msgpack2_peer.py", tc.config, p)
 		n := int(out[0]) | int(out[1])<<8 | int(out[2])<<16 | int(out[3])<<24
 		theirs, theirDecoding := out[4:4+n], out[4+n:]
 		name := fmt.Sprintf("%s %s %v", tc.config, tc.dt.Name, tc.shape)
@@ -179,18 +151,7 @@ func FuzzMsgPack2Decode(f *testing.F) {
 // elements to their JSON text.
 func TestPeerMsgPack2Bytes(t *testing.T) {
 	peertest.NeedPython(t)
-	out := peertest.RunPython(t, `
-import sys, json, numpy as np, numcodecs
-vals = [b"ab\x00", b"", b"\xff'\"\\\t\n\r ~\x7f", b"it's", "text", [b"x", 1]]
-a = np.empty(len(vals), dtype=object)
-a[:] = vals
-enc = numcodecs.MsgPack().encode(a)
-def show(v):
-    if isinstance(v, bytes): return repr(v)
-    if isinstance(v, list): return "[" + ",".join(show(x) for x in v) + "]"
-    return json.dumps(v)
-sys.stdout.buffer.write(enc + b"\x00\x00\x00" + "\n".join(show(v) for v in vals).encode())
-`)
+	out := peertest.Oracle(t, "codec/peer_msgpack2_bytes.py")
 	enc, want, _ := bytes.Cut(out, []byte{0, 0, 0})
 	c, err := New("msgpack2", nil)
 	if err != nil {

@@ -70,13 +70,7 @@ func TestNumcodecsDeltaZarrita(t *testing.T) {
 		}
 		shape, _ := json.Marshal(tc.shape)
 		order, _ := json.Marshal(tc.order)
-		want := peertest.RunPython(t, `
-import sys, json, numpy as np
-shape, order = json.loads(sys.argv[2]), json.loads(sys.argv[3])
-enc = np.cumsum(np.fromfile(sys.argv[1], dtype="<i4")).astype("<i4")
-enc = enc.reshape([shape[o] for o in order])
-sys.stdout.buffer.write(np.ascontiguousarray(np.transpose(enc, np.argsort(order))).tobytes())
-`, chunkPath, string(shape), string(order))
+		want := peertest.Oracle(t, "codec/numcodecs_delta_zarrita.py", chunkPath, string(shape), string(order))
 		equalBytes(t, tc.dir, got, want)
 	}
 }

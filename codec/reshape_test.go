@@ -15,11 +15,7 @@ import (
 // 1)) ("ravel(B) == ravel(A)"), and the pipeline decodes them to a.
 func TestPeerReshape(t *testing.T) {
 	peertest.NeedPython(t)
-	out := peertest.RunPython(t, `
-import sys, numpy as np
-a = np.arange(4 * 5 * 6 * 3, dtype="<u2").reshape(4, 5, 6, 3) * 7 % 1009
-sys.stdout.buffer.write(a.tobytes() + np.ascontiguousarray(np.transpose(a.reshape(20, 6, 3), (2, 0, 1))).tobytes())
-`)
+	out := peertest.Oracle(t, "codec/peer_reshape.py")
 	n := len(out) / 2
 	want, stored := out[:n], out[n:]
 	cs, err := ParseCodecList(json.RawMessage(`[{"name": "reshape", "configuration": {"shape": [[0, 1], [2], 3]}},

@@ -147,13 +147,7 @@ func TestTransposePeer(t *testing.T) {
 	if err := os.WriteFile(list, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	peertest.RunPython(t, `
-import sys, json, numpy as np
-for line in open(sys.argv[1]).read().splitlines():
-    p, shape, order = line.split(" ")
-    a = np.fromfile(p, dtype="<i4").reshape(json.loads(shape))
-    np.ascontiguousarray(np.transpose(a, json.loads(order))).tofile(p + ".t")
-`, list)
+	peertest.Oracle(t, "codec/transpose_peer.py", list)
 	for _, line := range lines {
 		f := strings.Fields(line)
 		var shape, order []int

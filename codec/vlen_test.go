@@ -74,17 +74,7 @@ func TestVlenFixtures(t *testing.T) {
 			args = append(args, f.Array, want)
 		}
 	}
-	peertest.RunPython(t, `
-import sys, struct, numpy as np
-a = sys.argv[1:]
-for src, dst in zip(a[0::2], a[1::2]):
-    arr = np.load(src, allow_pickle=True).reshape(-1, order="A")
-    out = [struct.pack("<I", len(arr))]
-    for v in arr:
-        b = v.encode("utf-8") if isinstance(v, str) else bytes(v)
-        out += [struct.pack("<I", len(b)), b]
-    open(dst, "wb").write(b"".join(out))
-`, args...)
+	peertest.Oracle(t, "codec/vlen_fixtures.py", args...)
 	for _, it := range items {
 		want, err := os.ReadFile(it.want)
 		if err != nil {
@@ -118,18 +108,11 @@ func TestVlenPeer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prog := `
-import sys, numcodecs, numpy as np
-c = numcodecs.get_codec({"id": sys.argv[1]})
-dec = c.decode(open(sys.argv[2], "rb").read())
-vals = [v.encode("utf-8") if isinstance(v, str) else bytes(v) for v in dec]
-sys.stdout.buffer.write(bytes(c.encode(np.array(vals if sys.argv[1] == "vlen-bytes" else [v.decode("utf-8") for v in vals], dtype=object))))
-`
 		p := filepath.Join(t.TempDir(), "ours")
 		if err := os.WriteFile(p, ours, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		theirs := peertest.RunPython(t, prog, id, p)
+		theirs := peertest.Oracle(t, "codec/vlen_peer.py", id, p)
 		got, err := c.Decode(theirs, spec)
 		if err != nil {
 			t.Fatalf("%s: decode numcodecs' encoding: %v", id, err)

@@ -58,11 +58,7 @@ func BenchmarkDecompressNumcodecsChunk(b *testing.B) {
 	if err := os.WriteFile(in, src, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	chunk := peertest.RunPython(b, `
-import sys, numpy as np, numcodecs
-a = np.fromfile(sys.argv[1], dtype="<f4")
-sys.stdout.buffer.write(numcodecs.Blosc(cname="lz4", clevel=5, shuffle=1).encode(a))
-`, in)
+	chunk := peertest.Oracle(b, "codec/blosc/decompress_numcodecs_chunk.py", in)
 	dst := make([]byte, len(src))
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {

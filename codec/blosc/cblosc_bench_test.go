@@ -15,21 +15,6 @@ const (
 	cbloscChunkBytes = 4 << 20
 )
 
-// cbloscBenchProgram makes the bench data (a smooth field plus noise:
-// moderately compressible float32) and numcodecs.Blosc (c-blosc 1.x) for
-// one configuration, decoding on one thread, for peertest.VsPeer.
-const cbloscBenchProgram = `
-from numcodecs import blosc
-cname, shuffle, mib = args[0], int(args[1]), int(args[2])
-n = mib * (1 << 20) // 4
-rng = np.random.default_rng(42)
-x = np.linspace(0, 60, n, dtype=np.float64)
-a = (np.sin(x) * 100 + np.cos(x * 7.3) * 20 + 280 + rng.normal(0, 0.05, n)).astype("<f4")
-blosc.use_threads = False
-blosc.set_nthreads(1)
-codec = numcodecs.Blosc(cname=cname, clevel=5, shuffle=shuffle)
-`
-
 // BenchmarkVsCBlosc decodes the same 64 MiB of float32 data that c-blosc
 // (through numcodecs, one thread) decodes, per configuration, and reports
 // zarrfs's throughput (MB/s), c-blosc's ("cblosc-MB/s") and their ratio
@@ -49,7 +34,7 @@ func BenchmarkVsCBlosc(b *testing.B) {
 	} {
 		name := fmt.Sprintf("%s+%s", c.cname, []string{"noshuffle", "shuffle", "bitshuffle"}[c.shuffle])
 		b.Run(name, func(b *testing.B) {
-			chunks := peertest.VsPeer(b, "cblosc", cbloscBenchProgram, cbloscChunkBytes, Decompress,
+			chunks := peertest.VsPeer(b, "cblosc", "codec/blosc/cblosc_bench_program.py", cbloscChunkBytes, Decompress,
 				c.cname, strconv.Itoa(c.shuffle), strconv.Itoa(cbloscBenchMiB))
 			stored := 0
 			for _, ch := range chunks {

@@ -9,18 +9,6 @@ import (
 	"github.com/zarrfs/zarrfs/internal/peertest"
 )
 
-// corpusProgram writes the in-memory bytes of every array.NN.npy of the
-// numcodecs blosc fixtures (what numcodecs encoded) to OUT/NN.raw.
-const corpusProgram = `
-import glob, os, sys
-import numpy as np
-src, out = sys.argv[1], sys.argv[2]
-for f in sorted(glob.glob(os.path.join(src, "array.*.npy"))):
-    a = np.load(f)
-    nn = os.path.basename(f).split(".")[1]
-    open(os.path.join(out, nn + ".raw"), "wb").write(a.tobytes(order="A"))
-`
-
 // TestCorpus decodes the numcodecs blosc fixtures (chunks libblosc wrote,
 // with their arrays) and compares them with the arrays.
 func TestCorpus(t *testing.T) {
@@ -29,7 +17,7 @@ func TestCorpus(t *testing.T) {
 		t.Skipf("no blosc fixtures: %v", err)
 	}
 	out := t.TempDir()
-	peertest.RunPython(t, corpusProgram, src, out)
+	peertest.Oracle(t, "codec/blosc/corpus_program.py", src, out)
 	encoded, err := filepath.Glob(filepath.Join(src, "codec.*", "encoded.*.dat"))
 	if err != nil {
 		t.Fatal(err)

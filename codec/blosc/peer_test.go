@@ -38,58 +38,6 @@ func resolveShuffle(sh, typeSize int) Shuffle {
 	return Shuffle(sh)
 }
 
-// peerProgram encodes every case's input with numcodecs.Blosc, with 4
-// threads for buffers above 1 MiB (through
-// ctypes and the same libblosc when the size is not a multiple of the
-// typesize, which numcodecs cannot express), and decodes every Go-encoded
-// chunk with numcodecs, reporting whether it matches the input.
-const peerProgram = `
-import ctypes, json, os, sys
-import numpy as np
-import numcodecs
-from numcodecs import blosc
-blosc.set_nthreads(4)
-lib = ctypes.CDLL("libblosc.so.1")
-lib.blosc_compress_ctx.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t,
-    ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
-d = sys.argv[1]
-cases = json.load(open(os.path.join(d, "cases.json")))
-inputs = open(os.path.join(d, "in.bin"), "rb").read()
-gochunks = open(os.path.join(d, "go.bin"), "rb").read()
-report, out = {}, open(os.path.join(d, "py.bin"), "wb")
-pos = 0
-for c in cases:
-    name, ts = c["name"], c["typesize"]
-    data = inputs[c["in"][0]:c["in"][1]]
-    if len(data) % ts == 0:
-        # Threaded c-blosc (big buffers) writes blocks out of order.
-        numcodecs.blosc.use_threads = len(data) > 1 << 20
-        arr = np.frombuffer(data, dtype="u1" if ts == 1 else "V%d" % ts)
-        enc = numcodecs.Blosc(cname=c["cname"], clevel=c["clevel"], shuffle=c["shuffle"], blocksize=c["blocksize"]).encode(arr)
-    else:
-        sh = c["shuffle"]
-        if sh == -1:
-            sh = 2 if ts == 1 else 1
-        dest = ctypes.create_string_buffer(len(data) + 16)
-        n = lib.blosc_compress_ctx(c["clevel"], sh, ts, len(data), data, dest, len(data) + 16,
-                                   c["cname"].encode(), c["blocksize"], 1)
-        if n <= 0:
-            raise SystemExit("blosc_compress_ctx failed for %s: %d" % (name, n))
-        enc = dest.raw[:n]
-    enc = bytes(enc)
-    out.write(enc)
-    r = {"py": [pos, pos + len(enc)]}
-    pos += len(enc)
-    try:
-        dec = blosc.decompress(gochunks[c["go"][0]:c["go"][1]])
-        r["go"] = "ok" if bytes(dec) == data else "decoded %d bytes that differ from the input" % len(dec)
-    except Exception as e:
-        r["go"] = "error: %r" % (e,)
-    report[name] = r
-out.close()
-json.dump(report, open(os.path.join(d, "report.json"), "w"))
-`
-
 func peerCases() []peerCase {
 	var cases []peerCase
 	add := func(c peerCase) {
@@ -176,7 +124,7 @@ func TestPeerNumcodecs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "cases.json"), manifest, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	peertest.RunPython(t, peerProgram, dir)
+	peertest.Oracle(t, "codec/blosc/peer_program.py", dir)
 	var report map[string]struct {
 		Py [2]int `json:"py"`
 		Go string `json:"go"`
@@ -263,17 +211,7 @@ func TestPeerNumcodecs(t *testing.T) {
 // cbytes stays corrupt.
 func TestPeerTrailingBytes(t *testing.T) {
 	peertest.NeedPython(t)
-	const program = `
-import sys, numpy as np, numcodecs
-src = (np.arange(4096, dtype="<i4") * 7 % 1000).astype("<i4")
-chunk = numcodecs.Blosc(cname="lz4", clevel=5, shuffle=1).encode(src)
-tail = bytes(range(13))
-sys.stdout.buffer.write(len(chunk).to_bytes(4, "little") + chunk + tail)
-got = numcodecs.Blosc().decode(chunk + tail)
-assert bytes(got) == src.tobytes(), "c-blosc does not ignore the tail"
-sys.stdout.buffer.write(src.tobytes())
-`
-	out := peertest.RunPython(t, program)
+	out := peertest.Oracle(t, "codec/blosc/peer_trailing_bytes.py")
 	n := int(binary.LittleEndian.Uint32(out))
 	chunk, want := out[4:4+n+13], out[4+n+13:]
 	got := make([]byte, len(want))

@@ -121,7 +121,9 @@ func Oracle(t testing.TB, name string, args ...string) []byte {
 	switch filepath.Ext(name) {
 	case ".py":
 		NeedPython(t)
-		cmd = exec.Command(Python, append([]string{path}, args...)...)
+		// -P: the oracles folder is not put on sys.path, so no file there
+		// can shadow a module the program imports.
+		cmd = exec.Command(Python, append([]string{"-P", path}, args...)...)
 	case ".mjs":
 		NeedNode(t)
 		cmd = exec.Command("node", append([]string{path}, args...)...)
