@@ -22,16 +22,7 @@ import (
 func TestPeerUnicodeNumericFill(t *testing.T) {
 	peertest.NeedPython(t)
 	dir := t.TempDir()
-	out := peertest.RunPython(t, `
-import json, sys, zarr, numpy as np
-d = sys.argv[1]
-z = zarr.open_array(d, mode="w", shape=(5,), chunks=(3,), dtype="<U4", fill_value="", compressor=None)
-z[:3] = ["ab", "", "wxyz"]
-meta = json.load(open(d + "/.zarray"))
-meta["fill_value"] = 0
-json.dump(meta, open(d + "/.zarray", "w"))
-sys.stdout.buffer.write(zarr.open_array(d, mode="r")[...].astype("<U4").tobytes())
-`, dir)
+	out := peertest.Oracle(t, "zarr/peer_unicode_numeric_fill.py", dir)
 	h := openDir(t, dir)
 	_, got := readArray(t, h, "")
 	if !bytes.Equal(got, out) {
