@@ -81,7 +81,7 @@ func TestNpyHeaderPeer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := peertest.RunPython(t, readTestdata(t, "npy", "numpy_headers.py"), string(arg))
+	out := peertest.Oracle(t, "view/numpy_headers.py", string(arg))
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != len(cases) {
 		t.Fatalf("numpy printed %d headers for %d cases", len(lines), len(cases))
@@ -118,15 +118,6 @@ func TestPyStr(t *testing.T) {
 			t.Errorf("pyStr(%q) = %s, want %s", c.in, got, c.want)
 		}
 	}
-}
-
-func readTestdata(t *testing.T, parts ...string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(append([]string{"testdata"}, parts...)...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // trunc shortens b for failure messages.
