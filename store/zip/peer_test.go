@@ -21,18 +21,6 @@ import (
 	"github.com/zarrfs/zarrfs/store/storetest"
 )
 
-// pythonZip has Python's zipfile write the members given as JSON
-// {name: base64} on standard input into the archive argv[1] with the
-// compression argv[2] (stored or deflated), in the order given.
-const pythonZip = `
-import base64, json, sys, zipfile
-members = json.load(sys.stdin)
-comp = {"stored": zipfile.ZIP_STORED, "deflated": zipfile.ZIP_DEFLATED}[sys.argv[2]]
-with zipfile.ZipFile(sys.argv[1], "w", compression=comp) as zf:
-    for name, value in members:
-        zf.writestr(name, base64.b64decode(value))
-`
-
 // TestConformancePythonWritten runs the suite on archives that Python's
 // zipfile wrote.
 func TestConformancePythonWritten(t *testing.T) {
@@ -54,7 +42,7 @@ func TestConformancePythonWritten(t *testing.T) {
 				path, ok := archives[string(id)]
 				if !ok {
 					path = filepath.Join(dir, fmt.Sprintf("py%d.zip", len(archives)))
-					runPythonStdin(t, pythonZip, members, path, comp)
+					writePythonZip(t, members, path, comp)
 					archives[string(id)] = path
 				}
 				s, err := OpenFile(path, Options{})
@@ -68,61 +56,20 @@ func TestConformancePythonWritten(t *testing.T) {
 	}
 }
 
-// runPythonStdin runs program with v as JSON on standard input.
-func runPythonStdin(t *testing.T, program string, v any, args ...string) []byte {
+// writePythonZip has Python's zipfile write members (name and base64
+// pairs) into the archive path with the compression comp.
+func writePythonZip(t *testing.T, members any, path, comp string) {
 	t.Helper()
-	in, err := json.Marshal(v)
+	in, err := json.Marshal(members)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.CreateTemp(t.TempDir(), "stdin")
-	if err != nil {
+	list := filepath.Join(t.TempDir(), "members.json")
+	if err := os.WriteFile(list, in, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Write(in); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	// peertest.RunPython has no stdin: read the JSON from a file instead.
-	prog := "import sys\nsys.stdin = open(" + pyQuote(f.Name()) + ")\n" + program
-	return peertest.RunPython(t, prog, args...)
+	peertest.Oracle(t, "store/zip/write_zip.py", list, path, comp)
 }
-
-func pyQuote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-// pythonZipStoreView writes a hierarchy with zarr-python's ZipStore into
-// argv[1] (compression argv[2]), adds a duplicate key and members with
-// unsafe names through zipfile, and prints python's view of the archive:
-// {key: base64 value} for every key ZipStore shows.
-const pythonZipStoreView = `
-import base64, json, sys, warnings, zipfile
-import numpy as np, zarr, numcodecs
-warnings.simplefilter("ignore")
-path = sys.argv[1]
-comp = {"stored": zipfile.ZIP_STORED, "deflated": zipfile.ZIP_DEFLATED}[sys.argv[2]]
-st = zarr.ZipStore(path, mode="w", compression=comp)
-root = zarr.group(store=st)
-root.attrs["title"] = "zip test"
-a = root.create_dataset("temp", shape=(40, 30), chunks=(16, 16), dtype="<f8",
-                        compressor=numcodecs.Zlib(level=3), fill_value=-1.5)
-a[:] = np.arange(1200, dtype="<f8").reshape(40, 30) / 7
-b = root.create_group("sub group").create_dataset("ü", shape=(1000,), chunks=(300,), dtype="<i2", compressor=None)
-b[:] = np.arange(1000, dtype="<i2") * 3
-st["dup"] = b"first"
-st["dup"] = b"second, the one that counts"
-st.zf.writestr("../../escape", b"x")
-st.zf.writestr("/etc/passwd", b"x")
-st.zf.writestr("a\\b", b"x")
-st.zf.writestr("./dot", b"x")
-st.zf.writestr("folder//double", b"x")
-st.close()
-ro = zarr.ZipStore(path, mode="r")
-print(json.dumps({k: base64.b64encode(ro[k]).decode() for k in ro.keys()}))
-ro.close()
-`
 
 // TestReadPythonZipStore checks that every key of an archive written by
 // zarr-python's ZipStore reads byte-identical to python's own view, and
@@ -133,7 +80,7 @@ func TestReadPythonZipStore(t *testing.T) {
 	for _, comp := range []string{"stored", "deflated"} {
 		t.Run(comp, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "py.zip")
-			out := peertest.RunPython(t, pythonZipStoreView, path, comp)
+			out := peertest.Oracle(t, "store/zip/zip_store_view.py", path, comp)
 			var view map[string]string
 			if err := json.Unmarshal(out, &view); err != nil {
 				t.Fatalf("python output: %v\n%s", err, out)
@@ -200,23 +147,6 @@ func TestReadPythonZipStore(t *testing.T) {
 	}
 }
 
-// pythonReadArray opens the archive argv[1] with zarr-python's ZipStore and
-// checks the hierarchy zarrfs wrote: it prints "ok" or fails.
-const pythonReadArray = `
-import sys, numpy as np, zarr
-st = zarr.ZipStore(sys.argv[1], mode="r")
-root = zarr.open_group(store=st, mode="r")
-assert root.attrs["made by"] == "zarrfs", dict(root.attrs)
-a = root["arr"]
-want = np.arange(100, dtype="<i4").reshape(10, 10)
-assert a.shape == (10, 10) and a.dtype == np.dtype("<i4"), (a.shape, a.dtype)
-assert np.array_equal(a[:], want), a[:]
-assert bytes(st["raw/bin"]) == bytes(range(256)) * 3
-assert st["unicode/ü"] == b"umlaut"
-st.close()
-print("ok")
-`
-
 // TestPythonReadsWriter writes a v2 hierarchy with Writer and has
 // zarr-python's ZipStore read it back.
 func TestPythonReadsWriter(t *testing.T) {
@@ -251,7 +181,7 @@ func TestPythonReadsWriter(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o666); err != nil {
 			t.Fatal(err)
 		}
-		if out := peertest.RunPython(t, pythonReadArray, path); string(bytes.TrimSpace(out)) != "ok" {
+		if out := peertest.Oracle(t, "store/zip/read_array.py", path); string(bytes.TrimSpace(out)) != "ok" {
 			t.Errorf("deflate=%v: python printed %q", opts.Deflate, out)
 		}
 		// And zarrfs reads its own archive back.
