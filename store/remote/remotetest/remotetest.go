@@ -1,13 +1,16 @@
 // Package remotetest serves key–value data over HTTP, and forwards requests
-// to another server, for tests of the remote stores: Range requests (with the suffix form), request counting
-// and injected faults (status codes, hanging, slow answers, bodies cut
-// short, added latency).
+// to another server, for tests of the remote stores: Range requests (with
+// the suffix form), request counting, injected faults (status codes,
+// hanging, slow answers, bodies cut short, added latency) and a bandwidth
+// per answer. bench/farstore is built on it, to make a local store look far
+// away for `make bench-remote`.
 package remotetest
 
 import (
 	"bytes"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -47,6 +50,8 @@ type Server struct {
 	IgnoreRange bool
 	Fault       Fault
 	ModTime     time.Time
+	// Bandwidth is the bytes per second of each answer's body (0: unlimited).
+	Bandwidth float64
 
 	requests
 }
@@ -182,6 +187,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if done {
 		return
 	}
+	w = pace(w, s.Bandwidth)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
@@ -247,6 +253,8 @@ type Proxy struct {
 	Fault  Fault
 	// Latency is added to every request before it is forwarded.
 	Latency time.Duration
+	// Bandwidth is the bytes per second of each answer's body (0: unlimited).
+	Bandwidth float64
 
 	once sync.Once // sets rp
 	rp   *httputil.ReverseProxy
@@ -271,9 +279,63 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.MaxIdleConnsPerHost = 256
 		t.DisableCompression = true
 		p.rp.Transport = t
+		if p.Bandwidth > 0 {
+			p.rp.FlushInterval = -1 // each paced write goes out at once
+		}
 	})
 	if _, done := p.take(w, r, &p.Fault, p.Latency); done {
 		return
 	}
-	p.rp.ServeHTTP(w, r)
+	p.rp.ServeHTTP(pace(w, p.Bandwidth), r)
+}
+
+// pace returns w writing no faster than bw bytes per second (w itself when
+// bw is 0).
+func pace(w http.ResponseWriter, bw float64) http.ResponseWriter {
+	if bw <= 0 {
+		return w
+	}
+	return &paced{ResponseWriter: w, bw: bw, start: time.Now()}
+}
+
+// paced writes a body no faster than bw bytes per second since start.
+type paced struct {
+	http.ResponseWriter
+	bw    float64
+	start time.Time
+	sent  int64
+}
+
+// pacedWrite is the most written at once, so that the pace is smooth.
+const pacedWrite = 64 << 10
+
+func (p *paced) Write(b []byte) (int, error) {
+	n := 0
+	for len(b) > 0 {
+		k := min(len(b), pacedWrite)
+		due := p.start.Add(time.Duration(float64(p.sent+int64(k)) / p.bw * float64(time.Second)))
+		if d := time.Until(due); d > 0 {
+			time.Sleep(d)
+		}
+		m, err := p.ResponseWriter.Write(b[:k])
+		n += m
+		p.sent += int64(m)
+		if err != nil {
+			return n, err
+		}
+		b = b[k:]
+	}
+	return n, nil
+}
+
+// ReadFrom keeps io.Copy going through Write (http.ServeContent would
+// otherwise send a file with sendfile, unpaced).
+func (p *paced) ReadFrom(r io.Reader) (int64, error) {
+	return io.Copy(struct{ io.Writer }{p}, r)
+}
+
+func (p *paced) Flush() {
+	if f, ok := p.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
