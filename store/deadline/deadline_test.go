@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/zarrfs/zarrfs/store"
@@ -30,33 +31,43 @@ func (h hung) GetRange(context.Context, string, store.ByteRange) ([]byte, error)
 }
 func (h hung) String() string { return "hung" }
 
+// TestHungStoreTimesOut runs in a synctest bubble: the 50 ms pass on the
+// bubble's clock, at once, and the timeout is exactly the one given.
 func TestHungStoreTimesOut(t *testing.T) {
-	h := hung{release: make(chan struct{})}
-	defer close(h.release)
-	s := New(h, 50*time.Millisecond)
-	start := time.Now()
-	_, err := s.Get(context.Background(), "a")
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Get on a hung store: %v; want DeadlineExceeded", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("Get returned after %v", d)
-	}
-	_, err = s.GetRange(context.Background(), "a", store.SuffixRange(4))
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("GetRange on a hung store: %v; want DeadlineExceeded", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		h := hung{release: make(chan struct{})}
+		defer close(h.release)
+		s := New(h, 50*time.Millisecond)
+		start := time.Now()
+		_, err := s.Get(context.Background(), "a")
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Get on a hung store: %v; want DeadlineExceeded", err)
+		}
+		if d := time.Since(start); d != 50*time.Millisecond {
+			t.Errorf("Get returned after %v; want the timeout, 50ms", d)
+		}
+		_, err = s.GetRange(context.Background(), "a", store.SuffixRange(4))
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("GetRange on a hung store: %v; want DeadlineExceeded", err)
+		}
+	})
 }
 
 func TestCallerCancelReleasesAtOnce(t *testing.T) {
-	h := hung{release: make(chan struct{})}
-	defer close(h.release)
-	s := New(h, time.Hour)
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
-	if _, err := s.Get(ctx, "a"); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Get after cancel: %v; want Canceled", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		h := hung{release: make(chan struct{})}
+		defer close(h.release)
+		s := New(h, time.Hour)
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+		start := time.Now()
+		if _, err := s.Get(ctx, "a"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Get after cancel: %v; want Canceled", err)
+		}
+		if d := time.Since(start); d != 20*time.Millisecond {
+			t.Errorf("Get returned %v after the call; want 20ms, when the caller cancelled", d)
+		}
+	})
 }
 
 // readOnly hides the memory store's writer and stater.
