@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/zarrfs/zarrfs/store"
@@ -74,59 +75,70 @@ func TestOps(t *testing.T) {
 	}
 }
 
+// The hang and slow tests run in synctest bubbles: the waits pass on the
+// bubble's clock at once, and synctest.Wait replaces polling for the
+// request to arrive.
+
 func TestHangUntilCancelled(t *testing.T) {
-	f, s := fixture(t)
-	f.Set(Rule{Kind: Hang})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { _, err := s.Get(ctx, "a/0"); done <- err }()
-	for f.Active() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	select {
-	case err := <-done:
-		t.Fatalf("a hung Get returned: %v", err)
-	case <-time.After(50 * time.Millisecond):
-	}
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("hung Get after cancel: %v, want Canceled", err)
-	}
-	if !f.WaitIdle(time.Second) || f.Cancelled() != 1 {
-		t.Errorf("Active %d Cancelled %d after cancel", f.Active(), f.Cancelled())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f, s := fixture(t)
+		f.Set(Rule{Kind: Hang})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { _, err := s.Get(ctx, "a/0"); done <- err }()
+		synctest.Wait()
+		if f.Active() == 0 {
+			t.Fatal("the hung Get is not active")
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("a hung Get returned: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("hung Get after cancel: %v, want Canceled", err)
+		}
+		if !f.WaitIdle(time.Second) || f.Cancelled() != 1 {
+			t.Errorf("Active %d Cancelled %d after cancel", f.Active(), f.Cancelled())
+		}
+	})
 }
 
 func TestHangIgnoringContext(t *testing.T) {
-	f, s := fixture(t)
-	f.Set(Rule{Kind: Hang, IgnoreContext: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { _, err := s.Get(ctx, "a/0"); done <- err }()
-	time.Sleep(10 * time.Millisecond)
-	cancel()
-	select {
-	case err := <-done:
-		t.Fatalf("Get ignoring its context returned: %v", err)
-	case <-time.After(100 * time.Millisecond):
-	}
-	f.Clear() // releases it: the store underneath then sees the cancelled context
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("released Get: %v, want the memory store's Canceled", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f, s := fixture(t)
+		f.Set(Rule{Kind: Hang, IgnoreContext: true})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { _, err := s.Get(ctx, "a/0"); done <- err }()
+		time.Sleep(10 * time.Millisecond)
+		cancel()
+		select {
+		case err := <-done:
+			t.Fatalf("Get ignoring its context returned: %v", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+		f.Clear() // releases it: the store underneath then sees the cancelled context
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("released Get: %v, want the memory store's Canceled", err)
+		}
+	})
 }
 
 func TestSlow(t *testing.T) {
-	f, s := fixture(t)
-	f.Set(Rule{Kind: Slow, Delay: 60 * time.Millisecond})
-	start := time.Now()
-	v, err := s.Get(context.Background(), "a/1")
-	if err != nil || string(v) != "one" {
-		t.Fatalf("slow Get: %q, %v", v, err)
-	}
-	if d := time.Since(start); d < 60*time.Millisecond {
-		t.Errorf("slow Get took %v, want ≥ 60ms", d)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f, s := fixture(t)
+		f.Set(Rule{Kind: Slow, Delay: 60 * time.Millisecond})
+		start := time.Now()
+		v, err := s.Get(context.Background(), "a/1")
+		if err != nil || string(v) != "one" {
+			t.Fatalf("slow Get: %q, %v", v, err)
+		}
+		if d := time.Since(start); d < 60*time.Millisecond {
+			t.Errorf("slow Get took %v, want ≥ 60ms", d)
+		}
+	})
 }
 
 func TestFlap(t *testing.T) {
