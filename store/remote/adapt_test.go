@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/zarrfs/zarrfs/store"
@@ -282,46 +283,48 @@ func TestControllerAcquire(t *testing.T) {
 }
 
 // An urgent request (store.Urgent) waits ahead of the others, behind
-// the urgent ones that came before it.
+// the urgent ones that came before it. It runs in a synctest bubble, where
+// synctest.Wait sees each request waiting.
 func TestControllerUrgentFirst(t *testing.T) {
-	c := NewController(ControllerOptions{Ceiling: 1})
-	tk, err := c.Acquire(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	order := make(chan string, 4)
-	waiting := 0
-	queue := func(name string, ctx context.Context) {
-		go func() {
-			t2, err := c.Acquire(ctx)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			order <- name
-			t2.Done(0, nil)
-		}()
-		// Each waits in turn before the next comes.
-		waiting++
-		for deadline := time.Now().Add(10 * time.Second); countWaiting(c) < waiting; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
+	synctest.Test(t, func(t *testing.T) {
+		c := NewController(ControllerOptions{Ceiling: 1})
+		tk, err := c.Acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		order := make(chan string, 4)
+		waiting := 0
+		queue := func(name string, ctx context.Context) {
+			go func() {
+				t2, err := c.Acquire(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				order <- name
+				t2.Done(0, nil)
+			}()
+			// Each waits in turn before the next comes.
+			waiting++
+			synctest.Wait()
+			if countWaiting(c) < waiting {
 				t.Fatalf("%s never waited", name)
 			}
 		}
-	}
-	bg, urgent := context.Background(), store.Urgent(context.Background())
-	queue("a", bg)
-	queue("b", bg)
-	queue("c", urgent)
-	queue("d", urgent)
-	tk.Done(0, nil)
-	var got []string
-	for range 4 {
-		got = append(got, <-order)
-	}
-	if want := []string{"c", "d", "a", "b"}; !slices.Equal(got, want) {
-		t.Errorf("granted %v; want %v", got, want)
-	}
+		bg, urgent := context.Background(), store.Urgent(context.Background())
+		queue("a", bg)
+		queue("b", bg)
+		queue("c", urgent)
+		queue("d", urgent)
+		tk.Done(0, nil)
+		var got []string
+		for range 4 {
+			got = append(got, <-order)
+		}
+		if want := []string{"c", "d", "a", "b"}; !slices.Equal(got, want) {
+			t.Errorf("granted %v; want %v", got, want)
+		}
+	})
 }
 
 func countWaiting(c *Controller) int {
