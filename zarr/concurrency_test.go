@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/zarrfs/zarrfs/store"
@@ -34,41 +35,45 @@ func (s *flightStore) Get(ctx context.Context, key string) ([]byte, error) {
 }
 
 // TestConcurrencyOption: Options.Concurrency sets how many chunks one read
-// fetches at once (remote stores raise it above the core count).
+// fetches at once (remote stores raise it above the core count). It runs
+// in a synctest bubble: flightStore's 20 ms pass on the bubble's clock, once
+// every read has started, so the peak is exact and costs no real time.
 func TestConcurrencyOption(t *testing.T) {
-	ctx := context.Background()
-	mem := memory.New()
-	a, err := CreateArray(ctx, mem, "", ArrayMeta{Format: FormatV3, Shape: []int64{24, 16}, ChunkShape: []int64{1, 16}, DataType: "int32", FillValue: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 24*16*4)
-	for i := range buf {
-		buf[i] = byte(i)
-	}
-	if _, err := a.WriteAt(ctx, buf, 0); err != nil {
-		t.Fatal(err)
-	}
-	for _, conc := range []int{1, 12} {
-		st := &flightStore{Store: mem}
-		h, err := Open(ctx, st, Options{Concurrency: conc})
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		mem := memory.New()
+		a, err := CreateArray(ctx, mem, "", ArrayMeta{Format: FormatV3, Shape: []int64{24, 16}, ChunkShape: []int64{1, 16}, DataType: "int32", FillValue: 0})
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := h.Node(ctx, "")
-		if err != nil || n.Array == nil {
-			t.Fatalf("root: %v", err)
+		buf := make([]byte, 24*16*4)
+		for i := range buf {
+			buf[i] = byte(i)
 		}
-		st.peak.Store(0)
-		got := make([]byte, len(buf))
-		if _, err := n.Array.ReadAt(ctx, got, 0); err != nil {
+		if _, err := a.WriteAt(ctx, buf, 0); err != nil {
 			t.Fatal(err)
 		}
-		if string(got) != string(buf) {
-			t.Fatal("read back differs")
+		for _, conc := range []int{1, 12} {
+			st := &flightStore{Store: mem}
+			h, err := Open(ctx, st, Options{Concurrency: conc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := h.Node(ctx, "")
+			if err != nil || n.Array == nil {
+				t.Fatalf("root: %v", err)
+			}
+			st.peak.Store(0)
+			got := make([]byte, len(buf))
+			if _, err := n.Array.ReadAt(ctx, got, 0); err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(buf) {
+				t.Fatal("read back differs")
+			}
+			if p := st.peak.Load(); p != int32(conc) {
+				t.Errorf("Concurrency %d: %d chunk reads in flight at most", conc, p)
+			}
 		}
-		if p := st.peak.Load(); p != int32(conc) {
-			t.Errorf("Concurrency %d: %d chunk reads in flight at most", conc, p)
-		}
-	}
+	})
 }
