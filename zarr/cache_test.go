@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/zarrfs/zarrfs/store"
@@ -129,44 +130,46 @@ func TestCacheBounded(t *testing.T) {
 	}
 }
 
+// The read-ahead tests run in synctest bubbles: synctest.Wait returns once
+// every load has asked the store (or is blocked), where they polled or slept.
+
 func TestReadAhead(t *testing.T) {
-	ctx := context.Background()
-	st := memory.New()
-	if err := CreateGroup(ctx, st, "", GroupMeta{Format: FormatV3}); err != nil {
-		t.Fatal(err)
-	}
-	w, err := CreateArray(ctx, st, "a", ArrayMeta{Format: FormatV3, Shape: []int64{8 * 256}, ChunkShape: []int64{256}, DataType: "uint8", FillValue: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.WriteAt(ctx, make([]byte, w.Size()), 0); err != nil {
-		t.Fatal(err)
-	}
-	h, err := Open(ctx, st, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := h.Node(ctx, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := n.Array
-	p := make([]byte, 256)
-	for _, off := range []int64{0, 256} {
-		if _, err := a.ReadAt(ctx, p, off); err != nil {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		st := memory.New()
+		if err := CreateGroup(ctx, st, "", GroupMeta{Format: FormatV3}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for h.cache.lookup(a.cacheID(2)) == nil {
-		if time.Now().After(deadline) {
+		w, err := CreateArray(ctx, st, "a", ArrayMeta{Format: FormatV3, Shape: []int64{8 * 256}, ChunkShape: []int64{256}, DataType: "uint8", FillValue: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.WriteAt(ctx, make([]byte, w.Size()), 0); err != nil {
+			t.Fatal(err)
+		}
+		h, err := Open(ctx, st, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := h.Node(ctx, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := n.Array
+		p := make([]byte, 256)
+		for _, off := range []int64{0, 256} {
+			if _, err := a.ReadAt(ctx, p, off); err != nil {
+				t.Fatal(err)
+			}
+		}
+		synctest.Wait() // the read-ahead is done, or blocked
+		if h.cache.lookup(a.cacheID(2)) == nil {
 			t.Fatal("chunk 2 was not read ahead after two sequential reads")
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if h.cache.lookup(a.cacheID(7)) != nil {
-		t.Error("read ahead went further than one chunk per core")
-	}
+		if h.cache.lookup(a.cacheID(7)) != nil {
+			t.Error("read ahead went further than one chunk per core")
+		}
+	})
 }
 
 // TestReadAheadNextChunkRow: in an array whose rows cross many chunks, a
@@ -174,32 +177,28 @@ func TestReadAhead(t *testing.T) {
 // chunks loading long before it gets there (a C-order reader meets chunk
 // (1, 0) right after (0, 15)).
 func TestReadAheadNextChunkRow(t *testing.T) {
-	ctx := context.Background()
-	mem := memory.New()
-	const rows, cols = 4, 64 // a chunk; the array is 2 × 16 of them
-	writeReadPathArray(t, mem, ArrayMeta{Format: FormatV3, Shape: []int64{2 * rows, 16 * cols}, ChunkShape: []int64{rows, cols},
-		DataType: "uint8", FillValue: 0}, 9)
-	st := &keyCounter{Store: mem, gets: map[string]int{}}
-	n := openArrayNode(t, st, Options{Concurrency: 2})
-	row := make([]byte, 16*cols)
-	for r := range 2 { // rows 0 and 1 of the 4 in the first row of chunks
-		if _, err := n.Array.ReadAt(ctx, row, int64(r*len(row))); err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		mem := memory.New()
+		const rows, cols = 4, 64 // a chunk; the array is 2 × 16 of them
+		writeReadPathArray(t, mem, ArrayMeta{Format: FormatV3, Shape: []int64{2 * rows, 16 * cols}, ChunkShape: []int64{rows, cols},
+			DataType: "uint8", FillValue: 0}, 9)
+		st := &keyCounter{Store: mem, gets: map[string]int{}}
+		n := openArrayNode(t, st, Options{Concurrency: 2})
+		row := make([]byte, 16*cols)
+		for r := range 2 { // rows 0 and 1 of the 4 in the first row of chunks
+			if _, err := n.Array.ReadAt(ctx, row, int64(r*len(row))); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+		synctest.Wait() // the read-ahead is done, or blocked
 		st.mu.Lock()
 		asked := st.gets["a/c/1/0"]
 		st.mu.Unlock()
-		if asked > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
+		if asked == 0 {
 			t.Fatal("chunk (1, 0) was not read ahead by a reader in the row of chunks before it")
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	})
 }
 
 // TestDropBehind: a sequential reader's chunks leave the cache once the
@@ -299,25 +298,27 @@ func TestReadAheadStartsWithTheRead(t *testing.T) {
 // read, and given up (a process killed while its read waits on a hung
 // store), and its read-ahead would then keep the store busy for nobody.
 func TestReadAheadNotBeforeFirstRead(t *testing.T) {
-	ctx := context.Background()
-	mem := memory.New()
-	const chunk = 64 << 10
-	writeReadPathArray(t, mem, ArrayMeta{Format: FormatV3, Shape: []int64{4 * chunk}, ChunkShape: []int64{chunk}, DataType: "uint8", FillValue: 0}, 7)
-	st := &keyCounter{Store: mem, gets: map[string]int{}}
-	n := openArrayNode(t, st, Options{Concurrency: 4})
-	rctx, cancel := context.WithCancel(ctx)
-	cancel() // the read gives up before it starts
-	if _, err := n.Array.ReadAt(rctx, make([]byte, chunk), 0); err == nil {
-		t.Fatal("a read with a cancelled context succeeded")
-	}
-	time.Sleep(50 * time.Millisecond) // a read-ahead load would have asked by now
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	for key, n := range st.gets {
-		if strings.HasPrefix(key, "a/c/") && key != "a/c/0" {
-			t.Errorf("chunk %s, after the read's own, asked for %d times by a read given up", key, n)
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		mem := memory.New()
+		const chunk = 64 << 10
+		writeReadPathArray(t, mem, ArrayMeta{Format: FormatV3, Shape: []int64{4 * chunk}, ChunkShape: []int64{chunk}, DataType: "uint8", FillValue: 0}, 7)
+		st := &keyCounter{Store: mem, gets: map[string]int{}}
+		n := openArrayNode(t, st, Options{Concurrency: 4})
+		rctx, cancel := context.WithCancel(ctx)
+		cancel() // the read gives up before it starts
+		if _, err := n.Array.ReadAt(rctx, make([]byte, chunk), 0); err == nil {
+			t.Fatal("a read with a cancelled context succeeded")
 		}
-	}
+		synctest.Wait() // a read-ahead load would have asked by now
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		for key, n := range st.gets {
+			if strings.HasPrefix(key, "a/c/") && key != "a/c/0" {
+				t.Errorf("chunk %s, after the read's own, asked for %d times by a read given up", key, n)
+			}
+		}
+	})
 }
 
 // TestRemoteReadAheadWithFirstRead: on a remote store, where waiting costs
