@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/zarrfs/zarrfs/store"
@@ -143,45 +144,42 @@ func TestRemoteHierarchySameNodes(t *testing.T) {
 
 // Listing a group of a remote hierarchy loads its child groups' children
 // in the background; listing those groups then asks the store nothing, and
-// each group is listed once.
+// each group is listed once. It runs in a synctest bubble, where
+// synctest.Wait, not polling, sees the background loads done.
 func TestRemoteHierarchyLoadsALevelAhead(t *testing.T) {
-	ctx := context.Background()
-	st := treeStore(t, 3, 4)
-	h, err := Open(ctx, st, Options{Remote: true, Concurrency: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Children(ctx, ""); err != nil {
-		t.Fatal(err)
-	}
-	// Wait (polling, no timing asserted) for the level ahead to load.
-	for deadline := time.Now().Add(20 * time.Second); ; {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		st := treeStore(t, 3, 4)
+		h, err := Open(ctx, st, Options{Remote: true, Concurrency: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Children(ctx, ""); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // the level ahead has loaded (no timing asserted)
 		h.mu.Lock()
 		n := len(h.nodes)
 		h.mu.Unlock()
-		if n == 1+3+3*4 {
-			break
-		}
-		if time.Now().After(deadline) {
+		if n != 1+3+3*4 {
 			t.Fatalf("%d nodes loaded; want all %d, loaded ahead", n, 1+3+3*4)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	_, lists := st.counts()
-	for g := range 3 {
-		if lists[fmt.Sprintf("g%d", g)] != 1 {
-			t.Errorf("g%d listed %d times ahead; want once", g, lists[fmt.Sprintf("g%d", g)])
+		_, lists := st.counts()
+		for g := range 3 {
+			if lists[fmt.Sprintf("g%d", g)] != 1 {
+				t.Errorf("g%d listed %d times ahead; want once", g, lists[fmt.Sprintf("g%d", g)])
+			}
 		}
-	}
-	for g := range 3 {
-		kids, err := h.Children(ctx, fmt.Sprintf("g%d", g))
-		if err != nil || len(kids) != 4 {
-			t.Fatalf("g%d: %d children, %v", g, len(kids), err)
+		for g := range 3 {
+			kids, err := h.Children(ctx, fmt.Sprintf("g%d", g))
+			if err != nil || len(kids) != 4 {
+				t.Fatalf("g%d: %d children, %v", g, len(kids), err)
+			}
 		}
-	}
-	if gets, lists := st.counts(); len(gets)+len(lists) != 0 {
-		t.Errorf("listing groups loaded ahead read %v and listed %v; want nothing", slices.Sorted(maps.Keys(gets)), lists)
-	}
+		if gets, lists := st.counts(); len(gets)+len(lists) != 0 {
+			t.Errorf("listing groups loaded ahead read %v and listed %v; want nothing", slices.Sorted(maps.Keys(gets)), lists)
+		}
+	})
 }
 
 // A remote v2 hierarchy lists every key below a group it lists, one
@@ -190,58 +188,55 @@ func TestRemoteHierarchyLoadsALevelAhead(t *testing.T) {
 // the keys of a0 and stops there: the .zattrs missing from a1 and a3 are
 // asked for, as without a listing; g0's own (.zarray, .zattrs), which
 // the root's page passed, are not. (The root's are, before any listing.)
+// It runs in a synctest bubble, where synctest.Wait sees the level ahead
+// loaded.
 func TestRemoteHierarchyListingSparesMissingDocuments(t *testing.T) {
-	ctx := context.Background()
-	for _, c := range []struct {
-		pageSize int
-		want     []string // the missing documents below the root asked for
-	}{
-		{0, nil},
-		{4, []string{"g0/a1/.zattrs", "g0/a3/.zattrs"}},
-	} {
-		st := treeStore(t, 1, 5)
-		st.pageSize = c.pageSize
-		local, err := Open(ctx, st, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := walk(t, local, "")
-		h, err := Open(ctx, st, Options{Remote: true, Concurrency: 8})
-		if err != nil {
-			t.Fatal(err)
-		}
-		st.counts()
-		if got := walk(t, h, ""); !slices.Equal(got, want) {
-			t.Errorf("pages of %d: remote walk\n%s\nlocal walk\n%s", c.pageSize, strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
-		// Groups of the level ahead load in the background: wait for them.
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			h.mu.Lock()
-			n := len(h.nodes)
-			h.mu.Unlock()
-			if n == 1+1+5 || time.Now().After(deadline) {
-				break
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		for _, c := range []struct {
+			pageSize int
+			want     []string // the missing documents below the root asked for
+		}{
+			{0, nil},
+			{4, []string{"g0/a1/.zattrs", "g0/a3/.zattrs"}},
+		} {
+			st := treeStore(t, 1, 5)
+			st.pageSize = c.pageSize
+			local, err := Open(ctx, st, Options{})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		gets, _ := st.counts()
-		var missing []string
-		for key, n := range gets {
-			if _, err := st.Store.Get(ctx, key); err != nil {
-				if strings.Contains(key, "/") {
-					missing = append(missing, key)
+			want := walk(t, local, "")
+			h, err := Open(ctx, st, Options{Remote: true, Concurrency: 8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.counts()
+			if got := walk(t, h, ""); !slices.Equal(got, want) {
+				t.Errorf("pages of %d: remote walk\n%s\nlocal walk\n%s", c.pageSize, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			// Groups of the level ahead load in the background: wait for them.
+			synctest.Wait()
+			gets, _ := st.counts()
+			var missing []string
+			for key, n := range gets {
+				if _, err := st.Store.Get(ctx, key); err != nil {
+					if strings.Contains(key, "/") {
+						missing = append(missing, key)
+					}
+				} else if n != 1 {
+					t.Errorf("pages of %d: %s read %d times", c.pageSize, key, n)
 				}
-			} else if n != 1 {
-				t.Errorf("pages of %d: %s read %d times", c.pageSize, key, n)
+			}
+			slices.Sort(missing)
+			if !slices.Equal(missing, c.want) {
+				t.Errorf("pages of %d: missing documents asked for: %q, want %q", c.pageSize, missing, c.want)
+			}
+			if st.pages[""] != 1 || st.pages["g0/"] != 1 {
+				t.Errorf("pages of %d: listed %v; want one page below the root and g0 each", c.pageSize, st.pages)
 			}
 		}
-		slices.Sort(missing)
-		if !slices.Equal(missing, c.want) {
-			t.Errorf("pages of %d: missing documents asked for: %q, want %q", c.pageSize, missing, c.want)
-		}
-		if st.pages[""] != 1 || st.pages["g0/"] != 1 {
-			t.Errorf("pages of %d: listed %v; want one page below the root and g0 each", c.pageSize, st.pages)
-		}
-	}
+	})
 }
 
 // Listing a group of a remote hierarchy with consolidated metadata
