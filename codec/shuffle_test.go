@@ -9,22 +9,12 @@ import (
 	"github.com/zarrfs/zarrfs/internal/peertest"
 )
 
-// shuffleNumcodecs has numcodecs' Shuffle shuffle the same 1,008 bytes by
-// each element size; it prints {size: hex}. zarrfs decodes those bytes
-// with the size given as numcodecs' "elementsize" and as the registry
-// examples' "element_size" (zarr-extensions codecs/conditional/README.md).
-const shuffleNumcodecs = `
-import json, numcodecs
-raw = bytes((i * 37 + 11) % 251 for i in range(1008))
-print(json.dumps({n: numcodecs.Shuffle(elementsize=n).encode(raw).tobytes().hex() for n in (1, 2, 3, 4, 8, 16)}))
-`
-
 // TestPeerShuffleElementSize: both spellings of the element size decode
 // numcodecs' shuffles.
 func TestPeerShuffleElementSize(t *testing.T) {
 	peertest.NeedPythonModules(t, "import numcodecs", "python3-numcodecs")
 	var shuffled map[string]string
-	if err := json.Unmarshal(peertest.RunPython(t, shuffleNumcodecs), &shuffled); err != nil {
+	if err := json.Unmarshal(peertest.Oracle(t, "codec/shuffle_numcodecs.py"), &shuffled); err != nil {
 		t.Fatal(err)
 	}
 	raw := make([]byte, 1008)
