@@ -18,7 +18,7 @@ import (
 // dataset.nc as it reads the Zarr store with its defaults for the store's
 // format (v2: fill_value is the mask; v3: only a _FillValue attribute is);
 // GDAL reads data.hdr's NoData as its own Zarr driver reads the array's.
-// py/fills.py is the oracle.
+// oracles/integration/fills.py is the oracle.
 
 func runFills(t *testing.T, args ...string) {
 	t.Helper()

@@ -15,7 +15,7 @@ import (
 // The tests of the foreign-format views (data.hdr, data.nhdr, dataset.nc):
 // the tools of each field (GDAL, teem's unu, netCDF-c's ncdump, cdo,
 // python-netCDF4, xarray) read a mount in a subprocess, driven by
-// py/foreign.py, and must see what zarr-python and zarrita read.
+// oracles/integration/foreign.py, and must see what zarr-python and zarrita read.
 
 // foreignScript is the oracle program of these tests.
 func foreignScript() string {

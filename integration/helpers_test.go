@@ -572,7 +572,8 @@ func runTool(name string, args ...string) (stdout, stderr []byte, err error) {
 	return o.Bytes(), e.Bytes(), err
 }
 
-// pyScript returns the path of the Python oracle program integration/py/name.
+// pyScript returns the path of the integration tests' Python oracle
+// program name, in the one oracles folder (peertest.OraclesDir).
 func pyScript(name string) string {
-	return filepath.Join(peertest.RepoRoot(), "integration", "py", name)
+	return filepath.Join(peertest.OraclesDir(), "integration", name)
 }

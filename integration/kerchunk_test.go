@@ -16,7 +16,7 @@ import (
 )
 
 // kerchunkSets makes NetCDF-4 and HDF5 files with netCDF4-python and h5py,
-// their Kerchunk references (integration/py/kerchunk_refs.py: JSON version
+// their Kerchunk references (oracles/integration/kerchunk_refs.py: JSON version
 // 0 and 1; Parquet directories converted from version 0 here, as Debian
 // has no Parquet writer for Python) and the values the two libraries read
 // from the files. It returns the folder and the arrays of each kind

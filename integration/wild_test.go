@@ -14,7 +14,7 @@ import (
 	"github.com/zarrfs/zarrfs/internal/peertest"
 )
 
-// wildCase is one array py/wild.py had a real-world writer write.
+// wildCase is one array oracles/integration/wild.py had a real-world writer write.
 type wildCase struct {
 	Store  string `json:"store"`
 	Path   string `json:"path"`
@@ -72,7 +72,7 @@ func needWildWriters(t *testing.T) {
 }
 
 // TestWildWriters: xarray, GDAL and netCDF-c write stores the way their
-// users do (py/wild.py), and every array reads through `zarrfs cat` and
+// users do (oracles/integration/wild.py), and every array reads through `zarrfs cat` and
 // through a mount with the bytes zarr-python and the writer's own reader
 // read, or as wildDecided settles a disagreement. Every document in the
 // mount is the stored one, byte for byte (GDAL's stores are consolidated),
