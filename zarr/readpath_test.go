@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/zarrfs/zarrfs/codec"
@@ -221,60 +222,62 @@ func TestConcurrentReadersOneDecode(t *testing.T) {
 // alternation, far apart, are both recognised as sequential and neither
 // drops the other's chunks from the cache.
 func TestTwoSequentialReaders(t *testing.T) {
-	ctx := context.Background()
-	mem := memory.New()
-	if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
-		t.Fatal(err)
-	}
-	const size, chunk, step = 16 << 20, 128 << 10, 64 << 10
-	w, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{size}, ChunkShape: []int64{chunk}, DataType: "uint8", FillValue: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := make([]byte, size)
-	for i := range want {
-		want[i] = byte(i * 7 / 5)
-	}
-	if _, err := w.WriteAt(ctx, want, 0); err != nil {
-		t.Fatal(err)
-	}
-	st := &slowStore{Store: mem, gets: map[string]int{}}
-	n := openArrayNode(t, st, Options{})
-	a := n.Array
-	p := make([]byte, step)
-	read := func(off int64) {
-		t.Helper()
-		if _, err := a.ReadAt(ctx, p, off); err != nil {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		mem := memory.New()
+		if err := CreateGroup(ctx, mem, "", GroupMeta{Format: FormatV3}); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(p, want[off:off+step]) {
-			t.Fatalf("read at %d differs", off)
+		const size, chunk, step = 16 << 20, 128 << 10, 64 << 10
+		w, err := CreateArray(ctx, mem, "a", ArrayMeta{Format: FormatV3, Shape: []int64{size}, ChunkShape: []int64{chunk}, DataType: "uint8", FillValue: 0})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	half := int64(size / 2)
-	for off := int64(0); off < half; off += step {
-		read(off)
-		read(half + off)
-	}
-	// Each reader kept its own stream all along.
-	if !slices.Contains(a.streams[:], half) || !slices.Contains(a.streams[:], size) {
-		t.Errorf("streams %v: want the ends of both readers, %d and %d", a.streams, half, int64(size))
-	}
-	// Read-ahead still running is allowed to finish before counting.
-	time.Sleep(50 * time.Millisecond)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	// A few chunks may load twice: A's read-ahead past the end of its half
-	// (B's first chunks, dropped once B passed them), and a read-ahead
-	// goroutine that only ran after its reader had read and passed the
-	// chunk. A reader dropping the other's chunks would reload dozens.
-	loads := 0
-	for _, k := range st.gets {
-		loads += k
-	}
-	if chunks := size / chunk; loads > chunks+8 {
-		t.Errorf("%d chunk loads for %d chunks: %v", loads, chunks, st.gets)
-	}
+		want := make([]byte, size)
+		for i := range want {
+			want[i] = byte(i * 7 / 5)
+		}
+		if _, err := w.WriteAt(ctx, want, 0); err != nil {
+			t.Fatal(err)
+		}
+		st := &slowStore{Store: mem, gets: map[string]int{}}
+		n := openArrayNode(t, st, Options{})
+		a := n.Array
+		p := make([]byte, step)
+		read := func(off int64) {
+			t.Helper()
+			if _, err := a.ReadAt(ctx, p, off); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(p, want[off:off+step]) {
+				t.Fatalf("read at %d differs", off)
+			}
+		}
+		half := int64(size / 2)
+		for off := int64(0); off < half; off += step {
+			read(off)
+			read(half + off)
+		}
+		// Each reader kept its own stream all along.
+		if !slices.Contains(a.streams[:], half) || !slices.Contains(a.streams[:], size) {
+			t.Errorf("streams %v: want the ends of both readers, %d and %d", a.streams, half, int64(size))
+		}
+		// Read-ahead still running finishes before counting.
+		synctest.Wait()
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		// A few chunks may load twice: A's read-ahead past the end of its half
+		// (B's first chunks, dropped once B passed them), and a read-ahead
+		// goroutine that only ran after its reader had read and passed the
+		// chunk. A reader dropping the other's chunks would reload dozens.
+		loads := 0
+		for _, k := range st.gets {
+			loads += k
+		}
+		if chunks := size / chunk; loads > chunks+8 {
+			t.Errorf("%d chunk loads for %d chunks: %v", loads, chunks, st.gets)
+		}
+	})
 }
 
 // dirReadPathArrays are uncompressed arrays, whose reads from a directory

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/memory"
@@ -32,32 +32,28 @@ func (s *stallingStore) Get(ctx context.Context, key string) ([]byte, error) {
 // in the read's session (an open file), and stops when it ends (the file
 // released, the reader killed): no load is left waiting on the store.
 func TestSessionEndsReadAhead(t *testing.T) {
-	ctx := context.Background()
-	mem := memory.New()
-	const chunk = 64 << 10
-	writeReadPathArray(t, mem, ArrayMeta{Format: FormatV3, Shape: []int64{16 * chunk}, ChunkShape: []int64{chunk},
-		DataType: "uint8", FillValue: 0}, 3)
-	st := &stallingStore{Store: mem}
-	a := openArrayNode(t, st, Options{Concurrency: 4}).Array
-	session, end := context.WithCancel(context.Background())
-	defer end()
-	if _, err := a.ReadAt(WithSession(ctx, session), make([]byte, chunk), 0); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for st.waiting.Load() == 0 {
-		if time.Now().After(deadline) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		mem := memory.New()
+		const chunk = 64 << 10
+		writeReadPathArray(t, mem, ArrayMeta{Format: FormatV3, Shape: []int64{16 * chunk}, ChunkShape: []int64{chunk},
+			DataType: "uint8", FillValue: 0}, 3)
+		st := &stallingStore{Store: mem}
+		a := openArrayNode(t, st, Options{Concurrency: 4}).Array
+		session, end := context.WithCancel(context.Background())
+		defer end()
+		if _, err := a.ReadAt(WithSession(ctx, session), make([]byte, chunk), 0); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // every read-ahead load is started and waits on the store
+		if st.waiting.Load() == 0 {
 			t.Fatal("a sequential read started no read-ahead")
 		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Logf("%d chunks loading ahead", st.waiting.Load())
-	end()
-	deadline = time.Now().Add(2 * time.Second)
-	for st.waiting.Load() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d read-ahead loads still wait on the store 2s after the session ended", st.waiting.Load())
+		t.Logf("%d chunks loading ahead", st.waiting.Load())
+		end()
+		synctest.Wait()
+		if n := st.waiting.Load(); n != 0 {
+			t.Fatalf("%d read-ahead loads still wait on the store after the session ended", n)
 		}
-		time.Sleep(time.Millisecond)
-	}
+	})
 }
