@@ -53,7 +53,17 @@ type Server struct {
 	// Bandwidth is the bytes per second of each answer's body (0: unlimited).
 	Bandwidth float64
 
+	tagMu sync.Mutex
+	tags  map[string]fileTag // Dir's files' entity tags
+
 	requests
+}
+
+// fileTag is the entity tag of one version of a file of Dir.
+type fileTag struct {
+	size  int64
+	mtime time.Time
+	etag  string
 }
 
 // Set replaces the value of key.
@@ -193,6 +203,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
+	if s.Dir != "" && act.CutAfter == 0 && !s.IgnoreRange {
+		// A range of a big file (a Kerchunk target) reads that range only.
+		s.serveFile(w, r, key)
+		return
+	}
 	v, ok := s.value(key)
 	if !ok {
 		http.NotFound(w, r)
@@ -227,6 +242,58 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// (http.ServeContent answers them).
 	w.Header().Set("ETag", fmt.Sprintf(`"%08x-%d"`, crc32.ChecksumIEEE(v), len(v)))
 	http.ServeContent(w, r, "", s.ModTime, bytes.NewReader(v))
+}
+
+// serveFile answers r with the file key of Dir.
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, key string) {
+	f, etag, ok := s.file(key)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	defer f.Close()
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("ETag", etag)
+	http.ServeContent(w, r, "", s.ModTime, f)
+}
+
+// file opens the file key of Dir, with its entity tag: the one Data's
+// values get (from the CRC-32 of the bytes). A file over 1 MiB has it
+// computed once for each version (its size and modification time); a
+// smaller one, which a test may rewrite within one tick of the clock that
+// stamps modification times, at every request.
+func (s *Server) file(key string) (*os.File, string, bool) {
+	if key == "" || key == "." {
+		return nil, "", false
+	}
+	f, err := os.Open(filepath.Join(s.Dir, filepath.FromSlash(key)))
+	if err != nil {
+		return nil, "", false
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, "", false
+	}
+	s.tagMu.Lock()
+	t, ok := s.tags[key]
+	s.tagMu.Unlock()
+	if !ok || fi.Size() <= 1<<20 || t.size != fi.Size() || !t.mtime.Equal(fi.ModTime()) {
+		h := crc32.NewIEEE()
+		n, err := io.Copy(h, io.NewSectionReader(f, 0, fi.Size()))
+		if err != nil || n != fi.Size() {
+			f.Close()
+			return nil, "", false
+		}
+		t = fileTag{size: fi.Size(), mtime: fi.ModTime(), etag: fmt.Sprintf(`"%08x-%d"`, h.Sum32(), n)}
+		s.tagMu.Lock()
+		if s.tags == nil {
+			s.tags = map[string]fileTag{}
+		}
+		s.tags[key] = t
+		s.tagMu.Unlock()
+	}
+	return f, t.etag, true
 }
 
 // value returns the value of key from Data or Dir.
