@@ -11,9 +11,10 @@ import (
 // collector lets the heap grow to twice what the last collection kept
 // (GOGC=100) before the next; the mount's memory limit (cache size +
 // memoryHeadroom) bounds that while chunks fill the cache, but not a
-// hierarchy's metadata: after find over 100,000 arrays the heap keeps
-// some 86 MB (go-fuse's inodes, the directory nodes, the consolidated
-// metadata) and peaked at twice that, 1.9 KiB an array. After each
+// hierarchy's metadata: after find over a large hierarchy the heap keeps
+// go-fuse's inodes, the directory nodes and the consolidated metadata,
+// and without a tighter limit grows to twice that (BENCH.md, Hierarchies
+// of many arrays). After each
 // collection the limit becomes what the heap kept plus the same room a
 // full cache has, never more than the mount's limit: a heap of metadata
 // grows by that room at most, as one of chunks does, and a heap of
