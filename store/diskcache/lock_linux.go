@@ -39,9 +39,9 @@ const fsTopDir = 0x00020000
 // parent. It matters on an ext4 without a journal, which, making a file,
 // reads every inode of the group deleted in the last minutes and skips
 // it: under a busy /tmp (every go build makes and removes thousands of
-// files there) a create took 0.75 ms, 0.03 ms with the flag (256 entries
-// of a cold read: 0.09–0.19 against 0.01 system CPU-s). Other file systems
-// refuse the flag, which changes nothing.
+// files there) that made creating entries a large share of a cold read
+// (BENCH.md, The disk cache). Other file systems refuse the flag, which
+// changes nothing.
 func spreadDirs(root string) {
 	f, err := os.Open(root)
 	if err != nil {
