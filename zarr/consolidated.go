@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/zarr/meta"
@@ -27,6 +28,63 @@ type consolidatedMeta struct {
 	// for each entry: the array of entry i is ids+i, whenever it is
 	// parsed.
 	ids uint64
+	// file, when set, is the stored document the index places the
+	// documents in (ConsolidatedIndex.Drop): they are read from there.
+	file *storedConsolidated
+}
+
+// storedConsolidated is a stored document of consolidated metadata
+// whose members are read where the index places them, when their node
+// is opened. A store close by reads them at the cost of a pread.
+type storedConsolidated struct {
+	st   store.InfoGetter
+	key  string
+	info store.Info // the file's size and time when it was indexed
+	logf func(string, ...any)
+	// changed says the file has changed since: said once in the log.
+	changed atomic.Bool
+}
+
+// errConsolidatedChanged is the error of a node whose document is to be
+// read from consolidated metadata that has changed since it was indexed.
+var errConsolidatedChanged = errors.New("consolidated metadata changed since the mount indexed it")
+
+// doc returns the consolidated document stored under key, and whether
+// there is one: from the buffer kept, or read from the stored document
+// (storedConsolidated.read).
+func (c *consolidatedMeta) doc(ctx context.Context, key string) ([]byte, bool, error) {
+	if c.file == nil {
+		b, ok := c.Doc(key)
+		return b, ok, nil
+	}
+	off, n, ok := c.Lookup(key)
+	if !ok {
+		return nil, false, nil
+	}
+	b, err := c.file.read(ctx, off, n)
+	if err != nil {
+		return nil, true, fmt.Errorf("consolidated %s: %w", key, err)
+	}
+	return b, true, nil
+}
+
+// read returns the n bytes at off of the stored document, refusing them
+// (with ErrInvalidMetadata and errConsolidatedChanged, said once in the
+// log) when the file's size or time is no longer what was indexed: the
+// offsets then no longer place the documents.
+func (s *storedConsolidated) read(ctx context.Context, off int64, n int) ([]byte, error) {
+	b, info, err := s.st.GetRangeInfo(ctx, s.key, store.Range(off, int64(n)))
+	if err != nil {
+		return nil, err
+	}
+	if info.Size != s.info.Size || !info.ModTime.Equal(s.info.ModTime) || len(b) != n {
+		if !s.changed.Swap(true) {
+			s.logf("%s: %s: %v (size %d, now %d): its nodes not yet opened report an error until the mount is made again",
+				s.st, s.key, errConsolidatedChanged, s.info.Size, info.Size)
+		}
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidMetadata, s.key, errConsolidatedChanged)
+	}
+	return b, nil
 }
 
 // newConsolidated indexes the members of the "metadata" object obj of
@@ -62,15 +120,21 @@ func (h *Hierarchy) readV3Consolidated(doc []byte, limit int64) error {
 }
 
 // readV2Consolidated loads a .zmetadata document: walked once, whatever
-// its size, each node's document left in place (newConsolidated).
-func (h *Hierarchy) readV2Consolidated(doc []byte, limit int64) error {
-	md, err := meta.V2ConsolidatedMetadata(doc)
+// its size, each node's document left in place (newConsolidated). With
+// file, doc is that stored document as read whole, and is not kept: the
+// documents are read from the file when their nodes are opened.
+func (h *Hierarchy) readV2Consolidated(doc []byte, limit int64, file *storedConsolidated) error {
+	md, at, err := meta.V2ConsolidatedMetadataAt(doc)
 	if err != nil {
 		return err
 	}
 	c, err := newConsolidated(v2Consolidated, md, false, limit)
 	if err != nil {
 		return err
+	}
+	if file != nil {
+		c.Drop(int64(at))
+		c.file = file
 	}
 	h.consolidated = c
 	return nil

@@ -203,7 +203,9 @@ func (h *Hierarchy) load(ctx context.Context, p string) (*Node, error) {
 // is the document's modification time when the store told it with the
 // read (see setModTime).
 func (h *Hierarchy) document(ctx context.Context, key string, indent string) (doc []byte, modTime time.Time, fromConsolidated, found bool, err error) {
-	if raw, ok := h.consolidatedDoc(key); ok {
+	if raw, ok, err := h.consolidatedDoc(ctx, key); err != nil {
+		return nil, time.Time{}, true, true, err
+	} else if ok {
 		b, err := meta.ConsolidatedDocument(raw, indent)
 		if err != nil {
 			return nil, time.Time{}, true, true, fmt.Errorf("%w: consolidated %s: %v", ErrInvalidMetadata, key, err)
@@ -242,11 +244,11 @@ func (h *Hierarchy) newDocument(name, key string, data []byte, fromConsolidated 
 
 // consolidatedDoc returns the document key from consolidated metadata,
 // and whether it has it.
-func (h *Hierarchy) consolidatedDoc(key string) ([]byte, bool) {
+func (h *Hierarchy) consolidatedDoc(ctx context.Context, key string) ([]byte, bool, error) {
 	if h.consolidated == nil {
-		return nil, false
+		return nil, false, nil
 	}
-	return h.consolidated.Doc(key)
+	return h.consolidated.doc(ctx, key)
 }
 
 // consolidatedNode reports whether consolidated metadata knows the node

@@ -66,12 +66,29 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		}
 	}
 	consolidatedTooLarge, v3Listed := false, false
+	// zmFile is set when Open read a large .zmetadata from a store close
+	// by that tells its file's size and time: the document is indexed
+	// in place and not kept (storedConsolidated).
+	var zmFile *storedConsolidated
+	ig, local := st.(store.InfoGetter)
+	local = local && !opts.Remote
 	get := func(key string) ([]byte, bool, error) {
 		var b []byte
 		var err error
 		switch p, ok := probed[key]; {
 		case ok:
 			b, err = p.b, p.err
+		case key == v2Consolidated && local:
+			var info store.Info
+			if b, info, err = ig.GetRangeInfo(ctx, key, store.Range(0, limit+1)); err == nil && int64(len(b)) > limit {
+				err = fmt.Errorf("%w: %s is over the %d-byte limit for consolidated metadata: %w", ErrInvalidMetadata, key, limit, errTooLarge)
+			}
+			if err == nil && len(b) > compactAbove && info.Validates() && info.Size == int64(len(b)) {
+				zmFile = &storedConsolidated{st: ig, key: key, info: info, logf: logf}
+				h.prefetched[key] = nil // read again when shown (rootDocument)
+				h.compacted = map[string]int64{key: limit}
+				return b, true, nil
+			}
 		case key == v3Doc || key == v2Consolidated:
 			// Documents that may hold consolidated metadata.
 			b, err = getLimited(ctx, st, key, limit)
@@ -131,9 +148,13 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Hierarchy, error)
 		return nil, err
 	} else if ok {
 		h.format = FormatV2
-		err := h.readV2Consolidated(doc, limit)
+		err := h.readV2Consolidated(doc, limit, zmFile)
 		if err == nil {
 			return h, nil
+		}
+		if zmFile != nil {
+			// Shown as stored; kept compacted as a remote one is.
+			h.prefetched[v2Consolidated] = slices.Clone(meta.CompactInPlace(doc))
 		}
 		if errors.Is(err, meta.ErrTooManyMembers) {
 			logf("%s: %v: listing the store instead", st, err)

@@ -17,6 +17,15 @@ import (
 // Infinity. It refuses anything that is not one JSON object, saying what
 // and at which byte.
 func Walk(doc []byte, fn func(name []byte, escaped bool, value []byte)) error {
+	return WalkAt(doc, func(name []byte, escaped bool, start, end int) {
+		fn(name, escaped, doc[start:end:end])
+	})
+}
+
+// WalkAt is Walk handing on where each value stands in doc (doc[start:end])
+// rather than the value: what an index of a large document's members
+// keeps in place of sub-slices (meta.ConsolidatedIndex).
+func WalkAt(doc []byte, fn func(name []byte, escaped bool, start, end int)) error {
 	bad := func(i int, what string) error {
 		return fmt.Errorf("%s at byte %d", what, i)
 	}
@@ -44,7 +53,7 @@ func Walk(doc []byte, fn func(name []byte, escaped bool, value []byte)) error {
 		if i, ok = SkipValue(doc, start, 1); !ok {
 			return bad(i, "bad value")
 		}
-		fn(name, !plain, doc[start:i:i])
+		fn(name, !plain, start, i)
 		if i = SkipSpace(doc, i); i >= len(doc) {
 			return bad(i, "unterminated object")
 		}

@@ -28,6 +28,9 @@ import (
 type ConsolidatedEntry struct {
 	Key string
 	Doc []byte
+	// At is where Doc starts in the object walked: an index keeps it in
+	// place of Doc (ConsolidatedIndex).
+	At int
 }
 
 // TopMember returns the value of the member name of the object doc, a
@@ -57,22 +60,22 @@ var ErrTooManyMembers = errors.New("meta: too many members")
 // (when max > 0) is refused with ErrTooManyMembers: the list costs some
 // 40 bytes a member, whatever its size (`"a":0,` is 6 bytes).
 func ConsolidatedEntries(docName string, obj []byte, max int) ([]ConsolidatedEntry, error) {
-	type span struct{ at, n int } // a key in names
+	type span struct{ at, n, doc int } // a key in names, where its value starts
 	var (
 		names []byte
 		spans []span
 		docs  [][]byte
 	)
-	err := walkObject(docName, obj, func(n []byte, escaped bool, value []byte) {
+	err := walkObjectAt(docName, obj, func(n []byte, escaped bool, start, end int) {
 		if max > 0 && len(spans) > max {
 			return // refused below
 		}
 		if escaped {
 			n = []byte(pyjson.UnescapedName(n))
 		}
-		spans = append(spans, span{len(names), len(n)})
+		spans = append(spans, span{len(names), len(n), start})
 		names = append(names, n...)
-		docs = append(docs, value)
+		docs = append(docs, obj[start:end:end])
 	})
 	if err != nil {
 		return nil, err
@@ -83,7 +86,7 @@ func ConsolidatedEntries(docName string, obj []byte, max int) ([]ConsolidatedEnt
 	all := string(names) // one string: every key is a substring of it
 	entries := make([]ConsolidatedEntry, len(spans))
 	for i, s := range spans {
-		entries[i] = ConsolidatedEntry{Key: all[s.at : s.at+s.n], Doc: docs[i]}
+		entries[i] = ConsolidatedEntry{Key: all[s.at : s.at+s.n], Doc: docs[i], At: s.doc}
 	}
 	byKey := func(a, b ConsolidatedEntry) int { return strings.Compare(a.Key, b.Key) }
 	if !slices.IsSortedFunc(entries, byKey) {
@@ -109,6 +112,14 @@ func FindConsolidated(entries []ConsolidatedEntry, key string) []byte {
 		return nil
 	}
 	return entries[i].Doc
+}
+
+// walkObjectAt is pyjson.WalkAt, its error saying which document.
+func walkObjectAt(docName string, doc []byte, fn func(name []byte, escaped bool, start, end int)) error {
+	if err := pyjson.WalkAt(doc, fn); err != nil {
+		return fmt.Errorf("%w: %s is not a JSON object: %v", ErrInvalidMetadata, docName, err)
+	}
+	return nil
 }
 
 // walkObject is pyjson.Walk, its error saying which document and matching

@@ -3,11 +3,13 @@ package meta
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/zarrfs/zarrfs/codec"
+	"github.com/zarrfs/zarrfs/internal/pyjson"
 	"github.com/zarrfs/zarrfs/store"
 )
 
@@ -19,14 +21,27 @@ import (
 // V2ConsolidatedMetadata returns the "metadata" object of a .zmetadata
 // document, a sub-slice of doc, walked once whatever its size.
 func V2ConsolidatedMetadata(doc []byte) ([]byte, error) {
-	md, err := TopMember(V2Consolidated, doc, "metadata")
+	md, _, err := V2ConsolidatedMetadataAt(doc)
+	return md, err
+}
+
+// V2ConsolidatedMetadataAt is V2ConsolidatedMetadata, also saying where
+// the object starts in doc: what an index that does not keep doc adds to
+// its members' places (ConsolidatedIndex.Drop).
+func V2ConsolidatedMetadataAt(doc []byte) (md []byte, at int, err error) {
+	at = -1
+	err = walkObjectAt(V2Consolidated, doc, func(n []byte, escaped bool, start, end int) {
+		if !escaped && string(n) == "metadata" || escaped && pyjson.UnescapedName(n) == "metadata" {
+			at, md = start, doc[start:end:end]
+		}
+	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(md) == 0 || md[0] != '{' {
-		return nil, fmt.Errorf("%w: no \"metadata\" object", ErrInvalidMetadata)
+		return nil, 0, fmt.Errorf("%w: no \"metadata\" object", ErrInvalidMetadata)
 	}
-	return md, nil
+	return md, at, nil
 }
 
 // V3ConsolidatedMetadata returns the "metadata" object of the inline
@@ -62,12 +77,24 @@ func V3ConsolidatedMetadata(doc []byte) ([]byte, error) {
 }
 
 // ConsolidatedIndex is the index of a hierarchy's consolidated metadata:
-// the members of its "metadata" object sorted by key, each node's
-// document a sub-slice of the document read.
+// the members of its "metadata" object sorted by key, and where each
+// node's document stands, in the document read (kept) or, once Dropped,
+// in the stored document (read again when the node is opened). A large
+// hierarchy has one member per array: the index holds no pointer per
+// member (the collector does not scan it) and some 16 bytes beyond the
+// key's own.
 type ConsolidatedIndex struct {
-	// entries are the members of the "metadata" object, sorted by key,
-	// those whose key is not a valid store key left out.
-	entries []ConsolidatedEntry
+	// keys are the keys of the members, sorted, those that are not
+	// valid store keys left out, one after another; key i ends at
+	// ends[i] (and starts at ends[i-1], 0 for the first).
+	keys string
+	ends []uint32
+	// offs and lens place member i's document: data[offs[i]:][:lens[i]],
+	// or, once dropped, at offs[i] in the stored document.
+	offs []int64
+	lens []uint32
+	// data is the "metadata" object indexed, nil once dropped.
+	data []byte
 	// v3 says the keys are node paths ("a/b", v3) rather than
 	// document keys ("a/b/.zarray", v2).
 	v3 bool
@@ -77,24 +104,60 @@ type ConsolidatedIndex struct {
 // of consolidated metadata read from the document docName (v3: the keys
 // are node paths), refusing with ErrTooManyMembers more than max members
 // (ConsolidatedEntries). A key that is not a valid store key ("../x",
-// "/etc", "a//b") names no node: it is left out.
+// "/etc", "a//b") names no node: it is left out. The index keeps obj
+// until Drop.
 func NewConsolidatedIndex(docName string, obj []byte, v3 bool, max int) (*ConsolidatedIndex, error) {
 	entries, err := ConsolidatedEntries(docName, obj, max)
 	if err != nil {
 		return nil, err
 	}
-	out := entries[:0]
+	n, size := 0, 0
 	for _, e := range entries {
 		if store.ValidateKey(e.Key) == nil {
-			out = append(out, e)
+			n++
+			size += len(e.Key)
 		}
 	}
-	clear(entries[len(out):])
-	return &ConsolidatedIndex{entries: out, v3: v3}, nil
+	if int64(size) > math.MaxUint32 || int64(len(obj)) > math.MaxUint32 {
+		return nil, fmt.Errorf("%w: %s: a \"metadata\" object of 4 GiB or more", ErrInvalidMetadata, docName)
+	}
+	c := &ConsolidatedIndex{ends: make([]uint32, 0, n), offs: make([]int64, 0, n), lens: make([]uint32, 0, n), data: obj, v3: v3}
+	var keys strings.Builder
+	keys.Grow(size)
+	for _, e := range entries {
+		if store.ValidateKey(e.Key) != nil {
+			continue
+		}
+		keys.WriteString(e.Key)
+		c.ends = append(c.ends, uint32(keys.Len()))
+		c.offs = append(c.offs, int64(e.At))
+		c.lens = append(c.lens, uint32(len(e.Doc)))
+	}
+	c.keys = keys.String()
+	return c, nil
+}
+
+// Drop forgets the object indexed, which stood at offset at of the
+// stored document: Doc no longer answers, and Lookup places each
+// member's document in the stored document, to be read from there.
+func (c *ConsolidatedIndex) Drop(at int64) {
+	for i := range c.offs {
+		c.offs[i] += at
+	}
+	c.data = nil
 }
 
 // Len returns the number of members indexed.
-func (c *ConsolidatedIndex) Len() int { return len(c.entries) }
+func (c *ConsolidatedIndex) Len() int { return len(c.ends) }
+
+// key returns the key of member i.
+func (c *ConsolidatedIndex) key(i int) string {
+	start := uint32(0)
+	if i > 0 {
+		start = c.ends[i-1]
+	}
+	return c.keys[start:c.ends[i]]
+}
 
 // ArrayIndex returns the index, below Len, of the member describing the
 // array at p (its .zarray in v2): the same whenever it is asked for.
@@ -103,29 +166,44 @@ func (c *ConsolidatedIndex) ArrayIndex(p string) int {
 	if !c.v3 {
 		key = store.Join(p, V2ArrayDoc)
 	}
-	i, _ := findPrefix(c.entries, key)
+	i, _ := c.findPrefix(key)
 	return i
 }
 
-// Doc returns the consolidated document stored under key ("a/.zarray",
-// "a/zarr.json"), and whether there is one.
-func (c *ConsolidatedIndex) Doc(key string) ([]byte, bool) {
+// Lookup returns where the consolidated document stored under key
+// ("a/.zarray", "a/zarr.json") stands: in the object indexed, or once
+// dropped in the stored document; ok is false when there is none.
+func (c *ConsolidatedIndex) Lookup(key string) (off int64, n int, ok bool) {
 	if c.v3 {
 		p, ok := strings.CutSuffix(key, "/"+V3Doc)
 		if !ok {
-			return nil, false // the root's document is the root zarr.json itself
+			return 0, 0, false // the root's document is the root zarr.json itself
 		}
 		key = p
 	}
-	d := FindConsolidated(c.entries, key)
-	return d, d != nil
+	i, ok := c.findPrefix(key)
+	if !ok {
+		return 0, 0, false
+	}
+	return c.offs[i], int(c.lens[i]), true
+}
+
+// Doc returns the consolidated document stored under key ("a/.zarray",
+// "a/zarr.json"), a sub-slice of the object indexed, and whether there is
+// one; nothing once dropped (see Lookup).
+func (c *ConsolidatedIndex) Doc(key string) ([]byte, bool) {
+	off, n, ok := c.Lookup(key)
+	if !ok || c.data == nil {
+		return nil, false
+	}
+	return c.data[off : off+int64(n) : off+int64(n)], true
 }
 
 // HasNode reports whether the consolidated metadata describes the node
 // at p.
 func (c *ConsolidatedIndex) HasNode(p string) bool {
 	for _, doc := range []string{V3Doc, V2ArrayDoc, V2GroupDoc} {
-		if _, ok := c.Doc(store.Join(p, doc)); ok {
+		if _, _, ok := c.Lookup(store.Join(p, doc)); ok {
 			return true
 		}
 	}
@@ -134,13 +212,14 @@ func (c *ConsolidatedIndex) HasNode(p string) bool {
 
 // ChildNames returns the sorted names of the nodes the consolidated
 // metadata describes directly below the group at p: the keys below p
-// form one run of the sorted entries, found by binary search.
+// form one run of the sorted entries, found by binary search. The names
+// are substrings of the index's keys (no copy).
 func (c *ConsolidatedIndex) ChildNames(p string) []string {
 	prefix := store.DirPrefix(p)
-	lo, _ := findPrefix(c.entries, prefix)
+	lo, _ := c.findPrefix(prefix)
 	var names []string
-	for _, e := range c.entries[lo:] {
-		rest, ok := strings.CutPrefix(e.Key, prefix)
+	for i := lo; i < c.Len(); i++ {
+		rest, ok := strings.CutPrefix(c.key(i), prefix)
 		if !ok {
 			break
 		}
@@ -167,19 +246,19 @@ func (c *ConsolidatedIndex) ChildNames(p string) []string {
 	return sortedUnique(names)
 }
 
-// findPrefix returns the index of the first entry whose key is not
-// before prefix.
-func findPrefix(entries []ConsolidatedEntry, prefix string) (int, bool) {
-	lo, hi := 0, len(entries)
+// findPrefix returns the index of the first member whose key is not
+// before prefix, and whether its key is prefix.
+func (c *ConsolidatedIndex) findPrefix(prefix string) (int, bool) {
+	lo, hi := 0, c.Len()
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if entries[m].Key < prefix {
+		if c.key(m) < prefix {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	return lo, lo < len(entries) && entries[lo].Key == prefix
+	return lo, lo < c.Len() && c.key(lo) == prefix
 }
 
 // sortedUnique sorts names, each once in a run, and removes repeated
