@@ -250,6 +250,12 @@ func (m *mountFlags) mount(o *opened, mountpoint string, logger *log.Logger) (*f
 		return nil, store.Errorf(o.st, err, "")
 	}
 	spareProcessor()
+	// What opening read and dropped (a large .zmetadata is read whole,
+	// then indexed) goes back to the system now: the heap would reuse
+	// those pages, but the process's peak would keep them on top of
+	// what walking a large tree adds (BENCH.md, Hierarchies of many
+	// arrays).
+	debug.FreeOSMemory()
 	return srv, nil
 }
 

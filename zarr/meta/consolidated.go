@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -57,51 +58,71 @@ var ErrTooManyMembers = errors.New("meta: too many members")
 // repeated keys, the last). Each Doc is a sub-slice of obj; the keys are
 // substrings of one string: the allocations do not grow with the number
 // of members but for the list itself. An object of more than max members
-// (when max > 0) is refused with ErrTooManyMembers: the list costs some
-// 40 bytes a member, whatever its size (`"a":0,` is 6 bytes).
+// (when max > 0) is refused with ErrTooManyMembers (consolidatedMembers).
 func ConsolidatedEntries(docName string, obj []byte, max int) ([]ConsolidatedEntry, error) {
-	type span struct{ at, n, doc int } // a key in names, where its value starts
+	keys, ms, err := consolidatedMembers(docName, obj, max)
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]ConsolidatedEntry, len(ms))
+	for i, m := range ms {
+		entries[i] = ConsolidatedEntry{Key: keys[m.key:m.keyEnd], Doc: obj[m.doc:m.docEnd:m.docEnd], At: int(m.doc)}
+	}
+	return entries, nil
+}
+
+// consMember places a member of consolidated metadata: its key in a string
+// of keys, its value in the object walked. It holds no pointer: a list
+// of them for 100,000 arrays is not scanned by the collector.
+type consMember struct{ key, keyEnd, doc, docEnd uint32 }
+
+// consolidatedMembers walks obj as ConsolidatedEntries does and returns
+// its members, sorted by key (for repeated keys, the last), and the
+// string of their keys. The list costs 16 bytes a member, whatever its
+// size (`"a":0,` is 6 bytes): an object of more than max members (when
+// max > 0) is refused with ErrTooManyMembers. An object or keys of 4 GiB
+// or more are refused.
+func consolidatedMembers(docName string, obj []byte, max int) (string, []consMember, error) {
+	if int64(len(obj)) > math.MaxUint32 {
+		return "", nil, fmt.Errorf("%w: %s: a \"metadata\" object of 4 GiB or more", ErrInvalidMetadata, docName)
+	}
 	var (
 		names []byte
-		spans []span
-		docs  [][]byte
+		ms    []consMember
 	)
 	err := walkObjectAt(docName, obj, func(n []byte, escaped bool, start, end int) {
-		if max > 0 && len(spans) > max {
+		if max > 0 && len(ms) > max || int64(len(names)) > math.MaxUint32 {
 			return // refused below
 		}
 		if escaped {
 			n = []byte(pyjson.UnescapedName(n))
 		}
-		spans = append(spans, span{len(names), len(n), start})
+		ms = append(ms, consMember{uint32(len(names)), uint32(len(names) + len(n)), uint32(start), uint32(end)})
 		names = append(names, n...)
-		docs = append(docs, obj[start:end:end])
 	})
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	if max > 0 && len(spans) > max {
-		return nil, fmt.Errorf("%w: %s: %w (over %d)", ErrInvalidMetadata, docName, ErrTooManyMembers, max)
+	if max > 0 && len(ms) > max {
+		return "", nil, fmt.Errorf("%w: %s: %w (over %d)", ErrInvalidMetadata, docName, ErrTooManyMembers, max)
 	}
-	all := string(names) // one string: every key is a substring of it
-	entries := make([]ConsolidatedEntry, len(spans))
-	for i, s := range spans {
-		entries[i] = ConsolidatedEntry{Key: all[s.at : s.at+s.n], Doc: docs[i], At: s.doc}
+	if int64(len(names)) > math.MaxUint32 {
+		return "", nil, fmt.Errorf("%w: %s: keys of 4 GiB or more", ErrInvalidMetadata, docName)
 	}
-	byKey := func(a, b ConsolidatedEntry) int { return strings.Compare(a.Key, b.Key) }
-	if !slices.IsSortedFunc(entries, byKey) {
-		slices.SortStableFunc(entries, byKey)
+	keys := string(names) // one string: every key is a substring of it
+	byKey := func(a, b consMember) int { return strings.Compare(keys[a.key:a.keyEnd], keys[b.key:b.keyEnd]) }
+	if !slices.IsSortedFunc(ms, byKey) {
+		slices.SortStableFunc(ms, byKey)
 	}
 	// Repeated keys: the last (sorting was stable) wins.
-	out := entries[:0]
-	for i, e := range entries {
-		if i+1 < len(entries) && entries[i+1].Key == e.Key {
+	out := ms[:0]
+	for i, m := range ms {
+		if i+1 < len(ms) && byKey(ms[i+1], m) == 0 {
 			continue
 		}
-		out = append(out, e)
+		out = append(out, m)
 	}
-	clear(entries[len(out):])
-	return slices.Clip(out), nil
+	return keys, slices.Clip(out), nil
 }
 
 // FindConsolidated returns the document of key among entries (sorted, as

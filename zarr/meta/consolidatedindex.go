@@ -3,7 +3,6 @@ package meta
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -78,23 +77,19 @@ func V3ConsolidatedMetadata(doc []byte) ([]byte, error) {
 
 // ConsolidatedIndex is the index of a hierarchy's consolidated metadata:
 // the members of its "metadata" object sorted by key, and where each
-// node's document stands, in the document read (kept) or, once Dropped,
+// node's document stands, in the object read (kept) or, once Dropped,
 // in the stored document (read again when the node is opened). A large
 // hierarchy has one member per array: the index holds no pointer per
-// member (the collector does not scan it) and some 16 bytes beyond the
-// key's own.
+// member (the collector does not scan it), 16 bytes and the key's own.
 type ConsolidatedIndex struct {
-	// keys are the keys of the members, sorted, those that are not
-	// valid store keys left out, one after another; key i ends at
-	// ends[i] (and starts at ends[i-1], 0 for the first).
-	keys string
-	ends []uint32
-	// offs and lens place member i's document: data[offs[i]:][:lens[i]],
-	// or, once dropped, at offs[i] in the stored document.
-	offs []int64
-	lens []uint32
-	// data is the "metadata" object indexed, nil once dropped.
+	// keys holds the members' keys (consMember.key); members are those
+	// whose key is a valid store key, sorted by key.
+	keys    string
+	members []consMember
+	// data is the "metadata" object indexed, nil once dropped; at is
+	// where it stood in the stored document.
 	data []byte
+	at   int64
 	// v3 says the keys are node paths ("a/b", v3) rather than
 	// document keys ("a/b/.zarray", v2).
 	v3 bool
@@ -103,60 +98,37 @@ type ConsolidatedIndex struct {
 // NewConsolidatedIndex indexes the members of the "metadata" object obj
 // of consolidated metadata read from the document docName (v3: the keys
 // are node paths), refusing with ErrTooManyMembers more than max members
-// (ConsolidatedEntries). A key that is not a valid store key ("../x",
+// (consolidatedMembers). A key that is not a valid store key ("../x",
 // "/etc", "a//b") names no node: it is left out. The index keeps obj
 // until Drop.
 func NewConsolidatedIndex(docName string, obj []byte, v3 bool, max int) (*ConsolidatedIndex, error) {
-	entries, err := ConsolidatedEntries(docName, obj, max)
+	keys, ms, err := consolidatedMembers(docName, obj, max)
 	if err != nil {
 		return nil, err
 	}
-	n, size := 0, 0
-	for _, e := range entries {
-		if store.ValidateKey(e.Key) == nil {
-			n++
-			size += len(e.Key)
+	out := ms[:0]
+	for _, m := range ms {
+		if store.ValidateKey(keys[m.key:m.keyEnd]) == nil {
+			out = append(out, m)
 		}
 	}
-	if int64(size) > math.MaxUint32 || int64(len(obj)) > math.MaxUint32 {
-		return nil, fmt.Errorf("%w: %s: a \"metadata\" object of 4 GiB or more", ErrInvalidMetadata, docName)
-	}
-	c := &ConsolidatedIndex{ends: make([]uint32, 0, n), offs: make([]int64, 0, n), lens: make([]uint32, 0, n), data: obj, v3: v3}
-	var keys strings.Builder
-	keys.Grow(size)
-	for _, e := range entries {
-		if store.ValidateKey(e.Key) != nil {
-			continue
-		}
-		keys.WriteString(e.Key)
-		c.ends = append(c.ends, uint32(keys.Len()))
-		c.offs = append(c.offs, int64(e.At))
-		c.lens = append(c.lens, uint32(len(e.Doc)))
-	}
-	c.keys = keys.String()
-	return c, nil
+	return &ConsolidatedIndex{keys: keys, members: slices.Clip(out), data: obj, v3: v3}, nil
 }
 
 // Drop forgets the object indexed, which stood at offset at of the
 // stored document: Doc no longer answers, and Lookup places each
 // member's document in the stored document, to be read from there.
 func (c *ConsolidatedIndex) Drop(at int64) {
-	for i := range c.offs {
-		c.offs[i] += at
-	}
-	c.data = nil
+	c.data, c.at = nil, at
 }
 
 // Len returns the number of members indexed.
-func (c *ConsolidatedIndex) Len() int { return len(c.ends) }
+func (c *ConsolidatedIndex) Len() int { return len(c.members) }
 
 // key returns the key of member i.
 func (c *ConsolidatedIndex) key(i int) string {
-	start := uint32(0)
-	if i > 0 {
-		start = c.ends[i-1]
-	}
-	return c.keys[start:c.ends[i]]
+	m := c.members[i]
+	return c.keys[m.key:m.keyEnd]
 }
 
 // ArrayIndex returns the index, below Len, of the member describing the
@@ -185,7 +157,12 @@ func (c *ConsolidatedIndex) Lookup(key string) (off int64, n int, ok bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	return c.offs[i], int(c.lens[i]), true
+	m := c.members[i]
+	off = int64(m.doc)
+	if c.data == nil {
+		off += c.at
+	}
+	return off, int(m.docEnd - m.doc), true
 }
 
 // Doc returns the consolidated document stored under key ("a/.zarray",
@@ -196,7 +173,7 @@ func (c *ConsolidatedIndex) Doc(key string) ([]byte, bool) {
 	if !ok || c.data == nil {
 		return nil, false
 	}
-	return c.data[off : off+int64(n) : off+int64(n)], true
+	return c.data[off : off+int64(n) : off+int64(n)], true // not dropped: off is in data
 }
 
 // HasNode reports whether the consolidated metadata describes the node
