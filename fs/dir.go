@@ -197,9 +197,9 @@ func (d *dirNode) list(ctx context.Context) (listing, error) {
 // the directory lists something else since: the kernel keeps what it
 // read (noOpendir), and a large hierarchy's listings, with the view
 // files and the parsed metadata they hold, would otherwise stay for the
-// mount's life. A group keeps its entries as READDIRPLUS reports them,
-// for walkNext. The next lookup or listing makes it again. Live mounts
-// keep their listings (their views change under them).
+// mount's life (walkNext asks the hierarchy for a group's child names
+// again). The next lookup or listing makes it again. Live mounts keep
+// their listings (their views change under them).
 func (d *dirNode) drop(l listing) {
 	if d.m.snaps.TTL() > 0 || len(l.dirents) == 0 {
 		return
@@ -210,11 +210,7 @@ func (d *dirNode) drop(l listing) {
 	if d.l == nil || d.l.v != l.v || len(d.l.dirents) == 0 || &d.l.dirents[0] != &l.dirents[0] || d.l.entries == nil {
 		return
 	}
-	if zarr.Kind(d.kind) == zarr.KindArray {
-		d.l = nil
-	} else {
-		d.l = &listing{v: d.l.v, dirents: d.l.dirents}
-	}
+	d.l = nil
 }
 
 // find returns the place of name in the listing's entries, or -1.
@@ -314,7 +310,7 @@ func (d *dirNode) OpendirHandle(ctx context.Context, _ uint32) (gofs.FileHandle,
 		return nil, 0, d.m.log.errno(err)
 	}
 	if l.node.Kind != zarr.KindArray {
-		if next := d.walkNext(l); next != nil {
+		if next := d.walkNext(ctx, l); next != nil {
 			d.m.ahead.walk(next)
 		}
 	}
@@ -334,15 +330,16 @@ const walkScan = 64
 // as l: d's first child group, else the next group after d in its parent's
 // listing, each among the walkScan entries where it would be. It is nil
 // when there is none, or its node is not made yet.
-func (d *dirNode) walkNext(l listing) *dirNode {
+func (d *dirNode) walkNext(ctx context.Context, l listing) *dirNode {
 	for _, e := range l.entries[:min(len(l.entries), walkScan)] {
 		if e.child != nil && e.child.Kind != zarr.KindArray {
 			return childDir(&d.Inode, e.name)
 		}
 	}
-	// The parent's entries as READDIRPLUS reported them (which it keeps
-	// when it drops its listing): the next group is a directory whose
-	// node is made and is not an array.
+	// The parent's children by name, as the hierarchy lists them (it
+	// keeps them, or finds them in its consolidated metadata's index;
+	// the parent's listing is dropped once read): the next group is one
+	// whose node is made and is not an array.
 	name, parent := d.Parent()
 	if parent == nil {
 		return nil
@@ -351,21 +348,16 @@ func (d *dirNode) walkNext(l listing) *dirNode {
 	if !ok {
 		return nil
 	}
-	pd.mu.Lock()
-	var des []fuse.DirEntry
-	if pd.l != nil {
-		des = pd.l.dirents
-	}
-	pd.mu.Unlock()
-	i := slices.IndexFunc(des, func(e fuse.DirEntry) bool { return e.Name == name })
-	if i < 0 {
+	names, err := l.v.H.ChildNames(ctx, pd.path)
+	if err != nil {
 		return nil
 	}
-	for _, e := range des[i+1 : min(len(des), i+1+walkScan)] {
-		if e.Mode&syscall.S_IFMT != syscall.S_IFDIR {
-			continue
-		}
-		if sub := childDir(parent, e.Name); sub != nil && sub.nodeKind() != zarr.KindArray {
+	i, ok := slices.BinarySearch(names, name)
+	if !ok {
+		return nil
+	}
+	for _, n := range names[i+1 : min(len(names), i+1+walkScan)] {
+		if sub := childDir(parent, n); sub != nil && sub.nodeKind() != zarr.KindArray {
 			return sub
 		}
 	}

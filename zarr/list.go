@@ -104,11 +104,24 @@ func (h *Hierarchy) children(ctx context.Context, p string) ([]*Node, error) {
 	return out, nil
 }
 
+// ChildNames returns the sorted candidate child names of the group at p
+// (childNames): the names of the nodes Children would load, without
+// loading them; some may not be nodes.
+func (h *Hierarchy) ChildNames(ctx context.Context, p string) ([]string, error) {
+	return h.childNames(ctx, p)
+}
+
 // childNames returns the sorted candidate child names of the group at p,
 // listed once (the store does not change under a hierarchy): a caller
 // asking while another lists waits for that listing (a reader listing a
-// group its parent's listing is loading ahead).
+// group its parent's listing is loading ahead). Consolidated metadata
+// lists them each time, from its index (a binary search, the names
+// substrings of its keys): kept, they would cost a large hierarchy some
+// 30 bytes an array (BENCH.md, Hierarchies of many arrays).
 func (h *Hierarchy) childNames(ctx context.Context, p string) ([]string, error) {
+	if h.consolidated != nil && h.draft == nil {
+		return h.listChildNames(ctx, p)
+	}
 	for {
 		h.mu.Lock()
 		names, ok := h.names[p]
