@@ -115,12 +115,29 @@ func (h *Hierarchy) ChildNames(ctx context.Context, p string) ([]string, error) 
 // listed once (the store does not change under a hierarchy): a caller
 // asking while another lists waits for that listing (a reader listing a
 // group its parent's listing is loading ahead). Consolidated metadata
-// lists them each time, from its index (a binary search, the names
-// substrings of its keys): kept, they would cost a large hierarchy some
-// 30 bytes an array (BENCH.md, Hierarchies of many arrays).
+// finds short listings in its index each time (a few binary searches a
+// child, the names substrings of its keys): kept, the listings of a
+// large hierarchy's groups of arrays would cost some 30 bytes an array
+// (BENCH.md, Hierarchies of many arrays). Long ones (the root of a tree
+// of groups, listed again for each group walkNext looks past) are kept.
 func (h *Hierarchy) childNames(ctx context.Context, p string) ([]string, error) {
 	if h.consolidated != nil && h.draft == nil {
-		return h.listChildNames(ctx, p)
+		h.mu.Lock()
+		names, ok := h.names[p]
+		h.mu.Unlock()
+		if ok {
+			return names, nil
+		}
+		names, err := h.listChildNames(ctx, p)
+		if err == nil && len(names) > keepNames {
+			h.mu.Lock()
+			if h.names == nil {
+				h.names = map[string][]string{}
+			}
+			h.names[p] = names
+			h.mu.Unlock()
+		}
+		return names, err
 	}
 	for {
 		h.mu.Lock()
@@ -158,6 +175,10 @@ func (h *Hierarchy) childNames(ctx context.Context, p string) ([]string, error) 
 	h.mu.Unlock()
 	return names, err
 }
+
+// keepNames is the most child names of a group that consolidated
+// metadata finds again each time they are asked for (childNames).
+const keepNames = 256
 
 // listChildNames lists the sorted candidate child names of the group at p.
 func (h *Hierarchy) listChildNames(ctx context.Context, p string) ([]string, error) {

@@ -189,38 +189,45 @@ func (c *ConsolidatedIndex) HasNode(p string) bool {
 
 // ChildNames returns the sorted names of the nodes the consolidated
 // metadata describes directly below the group at p: the keys below p
-// form one run of the sorted entries, found by binary search. The names
+// form one run of the sorted members, found by binary search, and the
+// keys below each child one run within it, passed over by another; so it
+// costs a few binary searches a child, whatever lies deeper. The names
 // are substrings of the index's keys (no copy).
 func (c *ConsolidatedIndex) ChildNames(p string) []string {
 	prefix := store.DirPrefix(p)
-	lo, _ := c.findPrefix(prefix)
 	var names []string
-	for i := lo; i < c.Len(); i++ {
+	for i, _ := c.findPrefix(prefix); i < c.Len(); {
 		rest, ok := strings.CutPrefix(c.key(i), prefix)
 		if !ok {
 			break
 		}
-		var name string
-		if c.v3 {
-			if strings.Contains(rest, "/") {
-				continue
-			}
-			name = rest
+		name, _, deeper := strings.Cut(rest, "/")
+		if deeper {
+			// Past the keys below name: '0' follows '/'.
+			i, _ = c.findPrefix(prefix + name + "0")
 		} else {
-			n, doc, ok := strings.Cut(rest, "/")
-			if !ok || strings.Contains(doc, "/") || doc != V2ArrayDoc && doc != V2GroupDoc && doc != V3Doc {
-				continue
-			}
-			name = n
+			i++
 		}
-		// The keys below one child are one run ("a/" prefixes them
-		// all): a name repeats only right after itself.
-		if len(names) > 0 && names[len(names)-1] == name {
-			continue
+		if (len(names) == 0 || names[len(names)-1] != name) && c.isNode(prefix+name) {
+			names = append(names, name)
 		}
-		names = append(names, name)
 	}
 	return sortedUnique(names)
+}
+
+// isNode reports whether a member describes the node at p: in v3 its key
+// is p, in v2 p's .zarray or .zgroup (or a zarr.json).
+func (c *ConsolidatedIndex) isNode(p string) bool {
+	if c.v3 {
+		_, ok := c.findPrefix(p)
+		return ok
+	}
+	for _, doc := range []string{V2ArrayDoc, V2GroupDoc, V3Doc} {
+		if _, ok := c.findPrefix(p + "/" + doc); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // findPrefix returns the index of the first member whose key is not
