@@ -15,10 +15,10 @@ import (
 // go-fuse's inodes, the directory nodes and the consolidated metadata,
 // and without a tighter limit grows to twice that (BENCH.md, Hierarchies
 // of many arrays). After each
-// collection the limit becomes what the heap kept plus the same room a
-// full cache has, never more than the mount's limit: a heap of metadata
-// grows by that room at most, as one of chunks does, and a heap of
-// chunks being read keeps the bound of issue 9 (TestStress).
+// collection the limit becomes what the heap kept plus some room (gcRoom,
+// less than the mount's headroom), never more than the mount's limit: a
+// heap of metadata grows by that room at most, as one of chunks does,
+// and a heap of chunks being read keeps the bound of issue 9 (TestStress).
 
 // liveMetric is the runtime metric of the heap the last collection kept.
 const liveMetric = "/gc/heap/live:bytes"

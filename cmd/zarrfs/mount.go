@@ -111,7 +111,7 @@ func (m *mountFlags) setMemoryLimit() (stop func()) {
 	}
 	limit := int64(m.cacheSize) + memoryHeadroom
 	debug.SetMemoryLimit(limit)
-	return tuneGC(memoryHeadroom, limit)
+	return tuneGC(gcRoom, limit)
 }
 
 // tuneGC is startGCTuner; a test of the limit set first replaces it.
@@ -165,6 +165,14 @@ func writeHeapProfile(logger *log.Logger, path string) {
 // 64 MiB; the binary, stacks and runtime take about 10 MiB outside the
 // heap, so the heap gets 40 MiB beyond the cache (TestStress measures it).
 const memoryHeadroom = 40 << 20
+
+// gcRoom is the room the GC tuner leaves above the heap the last
+// collection kept (gctuner.go): less than memoryHeadroom, so that after
+// find over 100,000 arrays the daemon stays under 1 KiB an array, and
+// enough that the collector, which scans go-fuse's inodes each time,
+// does not slow find beyond findfloor's pace (BENCH.md, Hierarchies of
+// many arrays: 16 MiB made find 1.5 times slower).
+const gcRoom = 24 << 20
 
 // options returns the engine options the flags ask for.
 func (m *mountFlags) options() zarr.Options {
