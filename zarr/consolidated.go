@@ -84,7 +84,9 @@ func (s *storedConsolidated) read(ctx context.Context, off int64, n int) ([]byte
 		}
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidMetadata, s.key, errConsolidatedChanged)
 	}
-	return b, nil
+	// As a kept document is: without the white space of its place in
+	// the file, which meta.ConsolidatedDocument would make room for twice.
+	return meta.CompactInPlace(b), nil
 }
 
 // newConsolidated indexes the members of the "metadata" object obj of
