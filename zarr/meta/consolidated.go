@@ -40,13 +40,23 @@ type ConsolidatedEntry struct {
 // pass, checking each value as JSON (bare NaN and Infinity allowed),
 // and the last of repeated names wins, as with encoding/json.
 func TopMember(docName string, doc []byte, name string) ([]byte, error) {
-	var v []byte
-	err := walkObject(docName, doc, func(n []byte, escaped bool, value []byte) {
+	start, end, err := topMemberAt(docName, doc, name)
+	if err != nil || start < 0 {
+		return nil, err
+	}
+	return doc[start:end:end], nil
+}
+
+// topMemberAt is TopMember saying where the value stands in doc
+// (doc[start:end]); start is -1 when there is none.
+func topMemberAt(docName string, doc []byte, name string) (start, end int, err error) {
+	start = -1
+	err = walkObjectAt(docName, doc, func(n []byte, escaped bool, s, e int) {
 		if !escaped && string(n) == name || escaped && pyjson.UnescapedName(n) == name {
-			v = value
+			start, end = s, e
 		}
 	})
-	return v, err
+	return start, end, err
 }
 
 // ErrTooManyMembers is the error of ConsolidatedEntries for an object

@@ -8,39 +8,27 @@ import (
 	"strings"
 
 	"github.com/zarrfs/zarrfs/codec"
-	"github.com/zarrfs/zarrfs/internal/pyjson"
 	"github.com/zarrfs/zarrfs/store"
 )
 
 // This file finds a hierarchy's consolidated metadata in its root
-// document (V2ConsolidatedMetadata, V3ConsolidatedMetadata) and indexes
+// document (V2ConsolidatedMetadataAt, V3ConsolidatedMetadata) and indexes
 // it (ConsolidatedIndex): which document each key has, which nodes are
 // below a group. The walking itself is consolidated.go's.
 
-// V2ConsolidatedMetadata returns the "metadata" object of a .zmetadata
-// document, a sub-slice of doc, walked once whatever its size.
-func V2ConsolidatedMetadata(doc []byte) ([]byte, error) {
-	md, _, err := V2ConsolidatedMetadataAt(doc)
-	return md, err
-}
-
-// V2ConsolidatedMetadataAt is V2ConsolidatedMetadata, also saying where
-// the object starts in doc: what an index that does not keep doc adds to
-// its members' places (ConsolidatedIndex.Drop).
+// V2ConsolidatedMetadataAt returns the "metadata" object of a .zmetadata
+// document, a sub-slice of doc, walked once whatever its size, and where
+// it starts in doc: what an index that does not keep doc adds to its
+// members' places (ConsolidatedIndex.Drop).
 func V2ConsolidatedMetadataAt(doc []byte) (md []byte, at int, err error) {
-	at = -1
-	err = walkObjectAt(V2Consolidated, doc, func(n []byte, escaped bool, start, end int) {
-		if !escaped && string(n) == "metadata" || escaped && pyjson.UnescapedName(n) == "metadata" {
-			at, md = start, doc[start:end:end]
-		}
-	})
+	at, end, err := topMemberAt(V2Consolidated, doc, "metadata")
 	if err != nil {
 		return nil, 0, err
 	}
-	if len(md) == 0 || md[0] != '{' {
+	if at < 0 || doc[at] != '{' {
 		return nil, 0, fmt.Errorf("%w: no \"metadata\" object", ErrInvalidMetadata)
 	}
-	return md, at, nil
+	return doc[at:end:end], at, nil
 }
 
 // V3ConsolidatedMetadata returns the "metadata" object of the inline
