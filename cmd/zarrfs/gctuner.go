@@ -26,6 +26,7 @@ const liveMetric = "/gc/heap/live:bytes"
 // gcTuner sets the memory limit after each collection (tune).
 type gcTuner struct {
 	room    int64
+	share   int64 // when > 0, the room is at least the live heap / share
 	max     int64
 	stopped atomic.Bool
 	sample  []metrics.Sample
@@ -44,11 +45,12 @@ type gcMark struct {
 // time (a test process mounts many times).
 var activeTuner atomic.Pointer[gcTuner]
 
-// startGCTuner starts setting the memory limit to the live heap plus room,
-// at most max, after each collection, in place of the tuner started
-// before, if any, and returns the function that stops it.
-func startGCTuner(room, max int64) (stop func()) {
-	t := &gcTuner{room: room, max: max, sample: []metrics.Sample{{Name: liveMetric}}}
+// startGCTuner starts setting the memory limit to the live heap plus room
+// (or, when share > 0 and that is more, plus the live heap / share), at
+// most max, after each collection, in place of the tuner started before,
+// if any, and returns the function that stops it.
+func startGCTuner(room, share, max int64) (stop func()) {
+	t := &gcTuner{room: room, share: share, max: max, sample: []metrics.Sample{{Name: liveMetric}}}
 	if old := activeTuner.Swap(t); old != nil {
 		old.stopped.Store(true)
 	}
@@ -82,7 +84,14 @@ func (t *gcTuner) tune() {
 		// Below, the collector's own pacing (GOGC=100) already lets
 		// the heap grow by less than room: the limit stays the
 		// mount's, as it was before tuning.
-		limit = min(live+t.room, t.max)
+		room := t.room
+		if t.share > 0 {
+			// A heap of many times the room (a million arrays) would
+			// otherwise be scanned once for each room's worth of
+			// garbage: the collector's share of the time grows with it.
+			room = max(room, live/t.share)
+		}
+		limit = min(live+room, t.max)
 	}
 	debug.SetMemoryLimit(limit)
 }

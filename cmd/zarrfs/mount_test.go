@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"syscall"
 	"testing"
@@ -128,7 +129,7 @@ func TestSetMemoryLimit(t *testing.T) {
 	limit0 := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(limit0) })
 	tune0 := tuneGC
-	tuneGC = func(int64, int64) func() { return func() {} } // TestGCTuner tests it
+	tuneGC = func(int64, int64, int64) func() { return func() {} } // TestGCTuner tests it
 	t.Cleanup(func() { tuneGC = tune0 })
 	const unlimited = math.MaxInt64
 	for _, tc := range []struct {
@@ -161,7 +162,7 @@ func TestGCTuner(t *testing.T) {
 	t.Cleanup(func() { debug.SetMemoryLimit(limit0) })
 	const unlimited, room = math.MaxInt64, 1 << 40
 	debug.SetMemoryLimit(unlimited)
-	stop := startGCTuner(room, unlimited-1)
+	stop := startGCTuner(room, 0, unlimited-1)
 	deadline := time.Now().Add(5 * time.Second)
 	for debug.SetMemoryLimit(-1) == unlimited && time.Now().Before(deadline) {
 		runtime.GC()
@@ -171,7 +172,7 @@ func TestGCTuner(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != unlimited-1 {
 		t.Fatalf("memory limit %d after a collection of a heap under room, want the maximum", got)
 	}
-	stop = startGCTuner(1, unlimited)
+	stop = startGCTuner(1, 0, unlimited)
 	debug.SetMemoryLimit(unlimited)
 	deadline = time.Now().Add(5 * time.Second)
 	for debug.SetMemoryLimit(-1) == unlimited && time.Now().Before(deadline) {
@@ -192,9 +193,25 @@ func TestGCTuner(t *testing.T) {
 		t.Errorf("memory limit %d after the tuner stopped", got)
 	}
 
+	// With a share, the room is at least the live heap / share: here
+	// the whole live heap, where the room asked for is 1 byte.
+	stop = startGCTuner(1, 1, unlimited)
+	deadline = time.Now().Add(5 * time.Second)
+	for debug.SetMemoryLimit(-1) == unlimited && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	stop()
+	live := []metrics.Sample{{Name: liveMetric}}
+	metrics.Read(live)
+	if got, l := debug.SetMemoryLimit(-1), int64(live[0].Value.Uint64()); got < l*3/2 || got > 3*l {
+		t.Errorf("memory limit %d with a share of 1, want about twice the live heap %d", got, l)
+	}
+	debug.SetMemoryLimit(unlimited)
+
 	// Never over the maximum: the mount's limit (cache + headroom).
 	const max = 1 << 20
-	stop = startGCTuner(room, max)
+	stop = startGCTuner(room, 0, max)
 	defer stop()
 	deadline = time.Now().Add(5 * time.Second)
 	for debug.SetMemoryLimit(-1) == unlimited && time.Now().Before(deadline) {
