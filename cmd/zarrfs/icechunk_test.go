@@ -3,10 +3,14 @@ package main
 import (
 	"encoding/binary"
 	"math"
+	nethttp "net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/zarrfs/zarrfs/store/icechunk/icechunktest"
+	"github.com/zarrfs/zarrfs/store/remote/remotetest"
 )
 
 // TestIcechunkRefs reads every array of every branch, tag and snapshot of
@@ -74,5 +78,42 @@ func TestIcechunkRefs(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "ls", "--ref", "main", exampleStore(t)); code != 1 || !strings.Contains(errOut, "not an Icechunk repository") {
 		t.Errorf("--ref on a Zarr store: status %d: %s", code, errOut)
+	}
+}
+
+// TestRemoteIcechunkRoundTrips opens Icechunk repositories of spec 1 and
+// 2 over HTTP with every request answered 150 ms late, and counts the
+// round trips `ls` waits for: requests that arrive within 100 ms of the
+// one before are one round trip. Opening costs two looking for a Zarr
+// root, one for the files that say which spec the repository follows
+// (read at once) and one for the snapshot: four.
+func TestRemoteIcechunkRoundTrips(t *testing.T) {
+	const delay, gap = 150 * time.Millisecond, 100 * time.Millisecond
+	for _, spec := range []int{1, 2} {
+		tr := icechunktest.Write(t, spec, false)
+		var mu sync.Mutex
+		var arrivals []time.Time
+		var paths []string
+		url, _ := serveDir(t, tr.Dir, func(r *nethttp.Request, _ int64) remotetest.Action {
+			mu.Lock()
+			arrivals = append(arrivals, time.Now())
+			paths = append(paths, r.URL.Path)
+			mu.Unlock()
+			return remotetest.Action{Delay: delay}
+		})
+		if code, out, errOut := runCLI(t, "ls", url); code != 0 || !strings.Contains(out, "group1/") {
+			t.Fatalf("spec %d: ls over HTTP: status %d: %s%s", spec, code, out, errOut)
+		}
+		mu.Lock()
+		trips := 0
+		for i, at := range arrivals {
+			if i == 0 || at.Sub(arrivals[i-1]) > gap {
+				trips++
+			}
+		}
+		mu.Unlock()
+		if trips > 4 {
+			t.Errorf("spec %d: ls waited for %d round trips, want 4: %q", spec, trips, paths)
+		}
 	}
 }

@@ -251,3 +251,28 @@ func checkContainers(t *testing.T, got, want []Container) {
 		}
 	}
 }
+
+// TestRefreshContainers: Refresh (a --live mount's reopening) reads the
+// virtual chunk containers again with the references, of both specs.
+func TestRefreshContainers(t *testing.T) {
+	for _, spec := range []int{1, 2} {
+		tr := icechunktest.WriteWith(t, spec, false, icechunktest.Options{Containers: []icechunktest.Container{
+			{Name: "a", Prefix: "s3://a/", Store: "s3", Settings: map[string]string{"region": "eu-west-1"}}}})
+		st, _ := dir.Open(tr.Dir, dir.Options{ReadOnly: true})
+		ctx := context.Background()
+		r, err := Open(ctx, st, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkContainers(t, r.Containers(), []Container{{Name: "a", Prefix: "s3://a/", Store: "s3", Region: "eu-west-1"}})
+		tr.SetContainers([]icechunktest.Container{
+			{Name: "a", Prefix: "s3://a/", Store: "s3", Settings: map[string]string{"region": "us-east-2"}},
+			{Name: "b", Prefix: "s3://b/", Store: "s3_compatible", Settings: map[string]string{"endpoint_url": "http://127.0.0.1:9"}}})
+		if err := r.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		checkContainers(t, r.Containers(), []Container{{Name: "a", Prefix: "s3://a/", Store: "s3", Region: "us-east-2"},
+			{Name: "b", Prefix: "s3://b/", Store: "s3_compatible", Endpoint: "http://127.0.0.1:9"}})
+		r.Close()
+	}
+}

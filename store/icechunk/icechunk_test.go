@@ -25,9 +25,6 @@ func openTestRepo(t *testing.T, spec int, compressed bool) (*icechunktest.Repo, 
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if !Detect(ctx, st) {
-		t.Fatal("repository not detected")
-	}
 	r, err := Open(ctx, st, Options{AllowFile: true, OpenURL: openFileURL})
 	if err != nil {
 		t.Fatal(err)

@@ -38,9 +38,6 @@ func TestIcechunkProjectRepos(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !Detect(ctx, st) {
-				t.Fatal("not detected")
-			}
 			r, err := Open(ctx, st, Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -125,8 +122,8 @@ func TestIcechunkProjectContainers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.containersErr != nil {
-			t.Errorf("%s: %v", name, r.containersErr)
+		if err := r.current().containersErr; err != nil {
+			t.Errorf("%s: %v", name, err)
 		}
 		containers[name] = r.Containers()
 		r.Close()

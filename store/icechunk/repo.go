@@ -47,14 +47,8 @@ type Repo struct {
 	st   store.Store
 	opts Options
 
-	mu   sync.Mutex
-	info *RepoInfo // the references as last read (Refresh)
-
-	// containers are the repository's virtual chunk containers (spec 1:
-	// config.yaml; spec 2: the repo info's config), or containersErr why
-	// they could not be read (which refuses every virtual chunk).
-	containers    []Container
-	containersErr error
+	mu    sync.Mutex
+	state *state // the references and configuration as last read (Refresh)
 
 	snaps   *onceCache[*Snapshot]
 	mans    *onceCache[*ManifestFile]
@@ -65,23 +59,9 @@ type Repo struct {
 // Icechunk repository.
 var ErrNotRepo = errors.New("icechunk: not a repository")
 
-// Detect reports whether st holds an Icechunk repository: a spec 2 repo
-// info file at "repo" (its magic), or a spec 1 main branch at
-// "refs/branch.main/ref.json".
-// The two reads go out at once: a remote plain Zarr store pays one round
-// trip for the question.
-func Detect(ctx context.Context, st store.Store) bool {
-	v1 := make(chan bool, 1)
-	go func() {
-		_, err := st.GetRange(ctx, "refs/branch.main/ref.json", store.Range(0, 1))
-		v1 <- err == nil
-	}()
-	b, err := st.GetRange(ctx, "repo", store.Range(0, 12))
-	isV1 := <-v1
-	return (err == nil && string(b) == Magic) || isV1
-}
-
-// Open opens the repository in st and reads its references.
+// Open opens the repository in st and reads its references and
+// configuration (Refresh). A store that holds no repository gives an
+// error matching ErrNotRepo.
 func Open(ctx context.Context, st store.Store, opts Options) (*Repo, error) {
 	if opts.ManifestCache <= 0 {
 		opts.ManifestCache = defaultCache
@@ -94,121 +74,25 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Repo, error) {
 	if err := r.Refresh(ctx); err != nil {
 		return nil, err
 	}
-	if err := r.readContainers(ctx); err != nil {
-		return nil, err
-	}
 	return r, nil
 }
 
-// readContainers reads the virtual chunk containers of a spec 1
-// repository's config.yaml, or of a spec 2 repository's repo info (none
-// when it has none), as the repository was opened. A configuration that
-// does not parse refuses the repository's virtual chunks, not the rest.
-func (r *Repo) readContainers(ctx context.Context) error {
-	if info := r.refs(); info.Spec != 1 {
-		var err error
-		if r.containers, err = ParseConfigFlex(info.Config); err != nil {
-			r.containersErr = fmt.Errorf("%w: %v", ErrRefused, err)
-		}
-		return nil
-	}
-	data, err := r.st.GetRange(ctx, "config.yaml", store.Range(0, maxConfig+1))
-	switch {
-	case errors.Is(err, store.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("%s: config.yaml: %w", r, err)
-	}
-	r.containers, err = ParseConfigYAML(data)
-	if err != nil {
-		r.containersErr = fmt.Errorf("%w: %v", ErrRefused, err)
-	}
-	return nil
-}
-
 // Containers returns the repository's virtual chunk containers, longest
-// prefix first.
-func (r *Repo) Containers() []Container { return slices.Clone(r.containers) }
+// prefix first, as last read.
+func (r *Repo) Containers() []Container { return slices.Clone(r.current().containers) }
 
 // String names the repository's store.
 func (r *Repo) String() string { return "icechunk " + r.st.String() }
 
-// Refresh reads the references again (a spec 2 repo info file, or a
-// spec 1 repository's ref files), so that branches follow their moves.
-func (r *Repo) Refresh(ctx context.Context) error {
-	info, err := r.readInfo(ctx)
-	if err != nil {
-		return fmt.Errorf("%s: %w", r, err)
-	}
-	r.mu.Lock()
-	r.info = info
-	r.mu.Unlock()
-	return nil
-}
-
-func (r *Repo) readInfo(ctx context.Context) (*RepoInfo, error) {
-	data, err := r.st.Get(ctx, "repo")
-	switch {
-	case err == nil:
-		return ParseRepoInfo(data)
-	case !errors.Is(err, store.ErrNotExist):
-		return nil, fmt.Errorf("repo: %w", err)
-	}
-	return r.readRefsV1(ctx)
-}
-
-// readRefsV1 reads the refs/ of a spec 1 repository: refs/branch.NAME/
-// ref.json and refs/tag.NAME/ref.json, less tags with a ref.json.deleted
-// tombstone. A store that cannot list shows branch main only. Its
-// snapshots are those reached from the references through parent ids.
-func (r *Repo) readRefsV1(ctx context.Context) (*RepoInfo, error) {
-	info := &RepoInfo{Spec: 1, Branches: map[string]ID{}, Tags: map[string]ID{}}
-	names := []string{"branch.main"}
-	if l, ok := r.st.(store.Lister); ok {
-		_, prefixes, err := l.ListDir(ctx, "refs")
-		if err != nil {
-			return nil, fmt.Errorf("refs: %w", err)
-		}
-		names = prefixes
-	}
-	for _, n := range names {
-		kind, name, ok := strings.Cut(n, ".")
-		if !ok || (kind != "branch" && kind != "tag") {
-			continue
-		}
-		data, err := r.st.Get(ctx, "refs/"+n+"/ref.json")
-		if errors.Is(err, store.ErrNotExist) && n == "branch.main" {
-			return nil, fmt.Errorf("%w: no repo file and no refs/branch.main/ref.json", ErrNotRepo)
-		}
-		if err != nil {
-			continue // a deleted branch, or one being written
-		}
-		id, err := parseRefJSON(data)
-		if err != nil {
-			return nil, fmt.Errorf("refs/%s/ref.json: %w", n, err)
-		}
-		if kind == "branch" {
-			info.Branches[name] = id
-			continue
-		}
-		if _, err := r.st.GetRange(ctx, "refs/"+n+"/ref.json.deleted", store.Range(0, 1)); err == nil {
-			continue
-		}
-		info.Tags[name] = id
-	}
-	if _, ok := info.Branches["main"]; !ok {
-		return nil, fmt.Errorf("%w: no refs/branch.main/ref.json", ErrNotRepo)
-	}
-	return info, nil
-}
-
 // Spec is the repository's spec version (1 or 2).
 func (r *Repo) Spec() int { return r.refs().Spec }
 
-func (r *Repo) refs() *RepoInfo {
+func (r *Repo) refs() *RepoInfo { return r.current().info }
+
+func (r *Repo) current() *state {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.info
+	return r.state
 }
 
 // Branches returns the branches and the snapshots they point to.
@@ -488,19 +372,22 @@ func (r *Repo) virtualStore(ctx context.Context, loc string) (store.Store, strin
 	if err := store.ValidateKey(key); err != nil {
 		return nil, "", fmt.Errorf("%w: %v", ErrRefused, err)
 	}
-	if r.containersErr != nil {
-		return nil, "", r.containersErr
+	cur := r.current()
+	if cur.containersErr != nil {
+		return nil, "", cur.containersErr
 	}
-	c, err := container(r.containers, strings.ToLower(u.Scheme), loc)
+	c, err := container(cur.containers, strings.ToLower(u.Scheme), loc)
 	if err != nil {
 		return nil, "", err
 	}
 	if r.opts.OpenURL == nil {
 		return nil, "", fmt.Errorf("%w: no way to open %s here", ErrRefused, base)
 	}
-	vkey := base // the stores of virtual chunks, by base and container
+	// The stores of virtual chunks, by base and the container's
+	// settings: a container changed under --live opens a new store.
+	vkey := base
 	if c != nil {
-		vkey += "\x00" + c.Prefix
+		vkey += fmt.Sprintf("\x00%#v", *c)
 	}
 	r.mu.Lock()
 	st := r.virtual[vkey]

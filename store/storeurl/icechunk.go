@@ -2,6 +2,7 @@ package storeurl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -22,13 +23,13 @@ func openIcechunk(ctx context.Context, spec string, st store.Store, opts Options
 }
 
 // Icechunk returns st, or the *icechunk.Tree of the Icechunk repository
-// st holds (icechunk.Detect: a "repo" file with Icechunk's magic, or
+// st holds (a "repo" file with Icechunk's magic, or
 // refs/branch.main/ref.json), opened as Open opened st (spec, opts). The
 // stores of its virtual chunks open as Open opens a STORE, with the same
 // options; file:// references are followed only when the repository
 // itself is on a local disk. On error st is left open.
 func Icechunk(ctx context.Context, spec string, st store.Store, opts Options) (store.Store, error) {
-	if _, ok := st.(*icechunk.Tree); ok || !icechunk.Detect(ctx, st) {
+	if _, ok := st.(*icechunk.Tree); ok {
 		return st, nil
 	}
 	r, err := icechunk.Open(ctx, st, icechunk.Options{
@@ -37,7 +38,10 @@ func Icechunk(ctx context.Context, spec string, st store.Store, opts Options) (s
 			return opts.inContainer(c).openReferenced(ctx, base)
 		},
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, icechunk.ErrNotRepo):
+		return st, nil
+	case err != nil:
 		return nil, fmt.Errorf("open store %s: %w", spec, err)
 	}
 	return r.Tree(), nil

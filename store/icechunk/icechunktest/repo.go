@@ -91,6 +91,14 @@ func (r *Repo) SetBranch(name, snap string) {
 	r.w.refs(r.branches, r.tags, r.deleted)
 }
 
+// SetContainers replaces the repository's virtual chunk containers
+// (spec 1: config.yaml; spec 2: the repo info's config, written again
+// with the references).
+func (r *Repo) SetContainers(cs []Container) {
+	r.w.config(cs)
+	r.w.refs(r.branches, r.tags, r.deleted)
+}
+
 // Write writes, in the manner of the Icechunk project's
 // test_can_read_old.py, a repository of spec version spec into a new
 // directory, and a file of virtual chunks beside it:
