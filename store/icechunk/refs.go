@@ -121,27 +121,73 @@ func (r *Repo) readRefsV1(ctx context.Context, main []byte) (*RepoInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("refs: %w", err)
 	}
-	for _, n := range names {
-		kind, name, ok := strings.Cut(n, ".")
+	// The refs are read at once (at most refConcurrency at a time), each
+	// tag's tombstone beside its ref.json: one round trip for them all
+	// where one after another took one a ref (and two a tag).
+	got := make([]refV1, len(names))
+	sem := make(chan struct{}, refConcurrency)
+	var wg sync.WaitGroup
+	for i, n := range names {
+		kind, _, ok := strings.Cut(n, ".")
 		if !ok || (kind != "branch" && kind != "tag") || n == "branch.main" {
 			continue
 		}
-		data, err := r.st.Get(ctx, "refs/"+n+"/ref.json")
-		if err != nil {
-			continue // a deleted branch, or one being written
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			got[i] = r.readRefV1(ctx, n, kind == "tag")
+		}()
+	}
+	wg.Wait()
+	for i, n := range names {
+		kind, name, _ := strings.Cut(n, ".")
+		switch g := got[i]; {
+		case g.err != nil:
+			return nil, g.err
+		case !g.found || g.gone:
+		case kind == "branch":
+			info.Branches[name] = g.id
+		default:
+			info.Tags[name] = g.id
 		}
-		id, err := parseRefJSON(data)
-		if err != nil {
-			return nil, fmt.Errorf("refs/%s/ref.json: %w", n, err)
-		}
-		if kind == "branch" {
-			info.Branches[name] = id
-			continue
-		}
-		if _, err := r.st.GetRange(ctx, "refs/"+n+"/ref.json.deleted", store.Range(0, 1)); err == nil {
-			continue
-		}
-		info.Tags[name] = id
 	}
 	return info, nil
+}
+
+// refConcurrency bounds the spec 1 ref files read at once.
+const refConcurrency = 16
+
+// refV1 is what readRefV1 found of one spec 1 reference.
+type refV1 struct {
+	id          ID
+	found, gone bool // gone: a tag with a tombstone
+	err         error
+}
+
+// readRefV1 reads refs/NAME/ref.json and, for a tag, looks for its
+// ref.json.deleted tombstone at the same time. A ref that cannot be read
+// is skipped (a deleted branch, or one being written); one that does not
+// parse is an error.
+func (r *Repo) readRefV1(ctx context.Context, n string, tag bool) refV1 {
+	gone := make(chan bool, 1)
+	if tag {
+		go func() {
+			_, err := r.st.GetRange(ctx, "refs/"+n+"/ref.json.deleted", store.Range(0, 1))
+			gone <- err == nil
+		}()
+	} else {
+		gone <- false
+	}
+	data, err := r.st.Get(ctx, "refs/"+n+"/ref.json")
+	res := refV1{gone: <-gone}
+	if err != nil {
+		return res
+	}
+	res.found = true
+	if res.id, err = parseRefJSON(data); err != nil {
+		res.err = fmt.Errorf("refs/%s/ref.json: %w", n, err)
+	}
+	return res
 }
