@@ -59,8 +59,23 @@ func (fullOnly) GetIfChanged(context.Context, string, Info) ([]byte, Info, error
 	return nil, Info{}, nil
 }
 
+// extending implements Full, ReaderInto and AllocGetter, and extends the
+// store it wraps with those its fields say.
+type extending struct {
+	full
+	into, alloc bool
+}
+
+func (e extending) Extends() (readInto, allocGetter bool) { return e.into, e.alloc }
+
+// extendingOnly implements Full and no more, yet says it extends with
+// both ReaderInto and AllocGetter.
+type extendingOnly struct{ fullOnly }
+
+func (extendingOnly) Extends() (readInto, allocGetter bool) { return true, true }
+
 // TestDecorate checks that the optional interfaces Decorate knows are every
-// interface this package declares besides Store and Full, and that for each
+// interface this package declares besides Store, Full and Extender, and that for each
 // subset of them a decorated store implements exactly that subset.
 func TestDecorate(t *testing.T) {
 	fset := token.NewFileSet()
@@ -72,7 +87,7 @@ func TestDecorate(t *testing.T) {
 	for _, f := range pkgs["store"].Files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.IsExported() && !ts.Assign.IsValid() {
-				if _, ok := ts.Type.(*ast.InterfaceType); ok && ts.Name.Name != "Store" && ts.Name.Name != "Full" {
+				if _, ok := ts.Type.(*ast.InterfaceType); ok && !slices.Contains([]string{"Store", "Full", "Extender"}, ts.Name.Name) {
 					declared = append(declared, ts.Name.Name)
 				}
 			}
@@ -121,6 +136,28 @@ func TestDecorate(t *testing.T) {
 			want := m&(1<<i) != 0 && !partialTypes[o]
 			if got := reflect.TypeOf(s).Implements(o); got != want {
 				t.Errorf("Decorate of a Full-only decorator of a store with interfaces %d implements %s: %v, want %v", m, o.Name(), got, want)
+			}
+		}
+		// An Extender adds those of ReaderInto and AllocGetter it
+		// extends with, whatever under has; a Full-only decorator that
+		// says it extends still cannot claim what it does not implement.
+		for _, ext := range [...][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+			e := extending{into: ext[0], alloc: ext[1]}
+			s = Decorate(e, under)
+			for i, o := range optionalTypes {
+				want := m&(1<<i) != 0 ||
+					o == reflect.TypeFor[ReaderInto]() && e.into ||
+					o == reflect.TypeFor[AllocGetter]() && e.alloc
+				if got := reflect.TypeOf(s).Implements(o); got != want {
+					t.Errorf("Decorate of an extender (%v) of a store with interfaces %d implements %s: %v, want %v", ext, m, o.Name(), got, want)
+				}
+			}
+		}
+		s = Decorate(extendingOnly{}, under)
+		for i, o := range optionalTypes {
+			want := m&(1<<i) != 0 && !partialTypes[o]
+			if got := reflect.TypeOf(s).Implements(o); got != want {
+				t.Errorf("Decorate of a Full-only extender of a store with interfaces %d implements %s: %v, want %v", m, o.Name(), got, want)
 			}
 		}
 	}

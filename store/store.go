@@ -21,7 +21,8 @@
 // type assertion, as in io.Reader/io.WriterTo: a read-only HTTP store
 // implements only Store. A decorator (deadline, fault, diskcache)
 // implements Full, and those of ReaderInto and AllocGetter it can serve,
-// and Decorate gives it exactly those of the store it wraps.
+// and Decorate gives it exactly those of the store it wraps, plus those
+// it serves on its own (an Extender: the disk cache's GetAlloc).
 package store
 
 import (
@@ -201,7 +202,10 @@ type ReaderInto interface {
 // one to the garbage collector per read. GetAlloc calls alloc(n) at most
 // once, n the value's size, and must get back a slice of exactly length n
 // (its contents are overwritten); it returns that slice, or a shorter
-// prefix of it when the value shrank while it was read. As for Get, the
+// prefix of it when the value shrank while it was read. (A disk cache
+// that finds the entry it read into that slice damaged reads the value
+// again from its store: into the slice when it fits, else into a buffer
+// of its own, which it returns instead.) As for Get, the
 // caller owns the result, and GetAlloc uses the buffer only until it
 // returns.
 type AllocGetter interface {

@@ -10,13 +10,52 @@ import (
 // wraps does: the read goes to that store, not through the cache. Only a
 // store of local files reads into the caller's buffer, and a copy of its
 // bytes in the cache folder would save no request, only cost a second copy
-// on disk.
+// on disk. (The cache does not offer it over a far store: the engine would
+// then read uncompressed chunks in runs, each a range entry of its own.)
 func (s *cached) ReadInto(ctx context.Context, key string, p []byte, off int64) (int64, error) {
 	return s.s.(store.ReaderInto).ReadInto(ctx, key, p, off)
 }
 
-// GetAlloc is store.AllocGetter, which Wrap's store has when the store it
-// wraps does; as ReadInto, the read goes to that store.
+// Extends says that the cache serves store.AllocGetter whatever the store
+// it wraps (store.Extender): a hit reads its entry straight into the
+// caller's buffer, as the directory store reads a file, so that a read
+// served from the folder fills the engine's pooled buffers instead of
+// leaving a new one per chunk to the collector.
+func (s *cached) Extends() (readInto, allocGetter bool) { return false, true }
+
+// GetAlloc is store.AllocGetter. Over a store that has it (a directory),
+// the read goes to that store, as ReadInto does. Otherwise a trusted whole
+// value's entry is read into the buffer alloc gives, its checksum checked
+// there; anything else (no entry, a damaged one, one to revalidate) is
+// Get through the cache, its value then copied into alloc's buffer (or,
+// when a damaged entry's size was asked of alloc and the value read again
+// is larger, returned in a buffer of its own).
 func (s *cached) GetAlloc(ctx context.Context, key string, alloc func(n int) []byte) ([]byte, error) {
-	return s.s.(store.AllocGetter).GetAlloc(ctx, key, alloc)
+	if g, ok := s.s.(store.AllocGetter); ok {
+		return g.GetAlloc(ctx, key, alloc)
+	}
+	if err := store.CheckKey(ctx, key); err != nil {
+		return nil, err
+	}
+	var buf []byte
+	if path := s.c.path(s.id, key, "a"); s.trusted(key, path) {
+		e := s.c.loadInto(path, s.id, key, "a", func(n int) []byte {
+			buf = alloc(n)
+			return buf
+		})
+		if e != nil {
+			b, _, err := s.hit(e, store.All, false, &s.c.hits)
+			return b, err
+		}
+	}
+	b, _, err := s.read(ctx, key, store.All)
+	switch {
+	case err != nil:
+		return nil, err
+	case buf == nil:
+		buf = alloc(len(b))
+	case len(b) > len(buf):
+		return b, nil
+	}
+	return buf[:copy(buf, b)], nil
 }

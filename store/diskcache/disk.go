@@ -3,15 +3,36 @@ package diskcache
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
 // load reads and checks the entry at path; nil when there is none or it
 // is damaged (then it is removed).
 func (c *Cache) load(path, id, key, tag string) *entry {
+	return c.loadInto(path, id, key, tag, nil)
+}
+
+// headRead is how much of an entry file loadInto reads first: the fixed
+// head and a header of any usual key, with the start of the data.
+const headRead = 4 << 10
+
+// headBufs holds loadInto's buffers of headRead bytes.
+var headBufs = sync.Pool{New: func() any { return new([headRead]byte) }}
+
+// loadInto is load reading the entry's data into a buffer from alloc
+// (make when nil), which it calls once the entry's head and header check
+// out, with the length of the data, unless the entry records a missing
+// key (no data). The checksum, over the data too, is checked after: a
+// damaged entry returns nil, like a missing one (the buffer from alloc,
+// if it was called, is then the caller's again, its contents undefined).
+// The entry's data is the buffer from alloc.
+func (c *Cache) loadInto(path, id, key, tag string, alloc func(int) []byte) *entry {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
@@ -21,23 +42,76 @@ func (c *Cache) load(path, id, key, tag string) *entry {
 	if err != nil || fi.Size() > c.limit.Load()/8+headSize+maxHeader {
 		return nil // not an entry write would make: leave it to eviction
 	}
-	b := make([]byte, fi.Size())
-	n, err := io.ReadFull(f, b)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+	size := fi.Size()
+	hb := headBufs.Get().(*[headRead]byte)
+	defer headBufs.Put(hb)
+	first, err := readAt(f, hb[:min(size, headRead)], 0)
+	if err != nil {
 		return nil
 	}
-	e, err := decode(b[:n], id, key, tag)
+	hl, sum, err := checkHead(first, size)
 	if err != nil {
-		c.corrupt.Add(1)
-		c.logf("disk cache %s: %s: %v: removed, reading it again", c.dir, path, err)
-		os.Remove(path)
-		return nil
+		return c.damaged(path, err)
+	}
+	hj := first[headSize:min(headSize+hl, int64(len(first)))]
+	if int64(len(hj)) < hl { // a header longer than headRead
+		hj = make([]byte, hl)
+		if hj, err = readAt(f, hj, headSize); err != nil {
+			return nil
+		}
+	}
+	if int64(len(hj)) < hl {
+		return c.damaged(path, fmt.Errorf("%w: file shrank while read", errCorrupt))
+	}
+	n := size - headSize - hl
+	e, err := parseHeader(hj, n, id, key, tag)
+	if err != nil {
+		return c.damaged(path, err)
+	}
+	crc := crc32.Checksum(hj, castagnoli)
+	if !e.Missing {
+		if alloc == nil {
+			alloc = func(n int) []byte { return make([]byte, n) }
+		}
+		data := alloc(int(n))
+		got := copy(data, first[min(headSize+hl, int64(len(first))):])
+		rest, err := readAt(f, data[got:], headSize+hl+int64(got))
+		if err != nil {
+			return nil
+		}
+		if len(rest) < len(data)-got {
+			return c.damaged(path, fmt.Errorf("%w: file shrank while read", errCorrupt))
+		}
+		crc = crc32.Update(crc, castagnoli, data)
+		e.data = data
+	}
+	if crc != sum {
+		return c.damaged(path, fmt.Errorf("%w: checksum mismatch", errCorrupt))
 	}
 	if time.Since(fi.ModTime()) > touchAfter {
 		now := time.Now()
 		os.Chtimes(path, now, now) // the LRU's clock; a read-only folder keeps its order
 	}
 	return e
+}
+
+// readAt reads p from f at off and returns what it read: all of p, or
+// less when the file ends sooner.
+func readAt(f *os.File, p []byte, off int64) ([]byte, error) {
+	n, err := f.ReadAt(p, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return p[:n], nil
+}
+
+// damaged counts, logs and removes the damaged entry at path (err says
+// what is wrong with it), and returns nil: no entry to serve.
+func (c *Cache) damaged(path string, err error) *entry {
+	c.corrupt.Add(1)
+	c.logf("disk cache %s: %s: %v: removed, reading it again", c.dir, path, err)
+	os.Remove(path)
+	return nil
 }
 
 // write stores h and data at path: a temporary file beside it, renamed

@@ -109,26 +109,50 @@ func seal(b []byte) {
 // decode checks and decodes the entry file b, which must be the entry of
 // (id, key, rng). The data returned is part of b.
 func decode(b []byte, id, key, rng string) (*entry, error) {
-	if len(b) < headSize || string(b[:8]) != magic {
-		return nil, fmt.Errorf("%w: no entry head", errCorrupt)
+	hl, sum, err := checkHead(b, int64(len(b)))
+	if err != nil {
+		return nil, err
 	}
-	hl := int64(binary.LittleEndian.Uint32(b[8:]))
-	if hl > maxHeader || headSize+hl > int64(len(b)) {
-		return nil, fmt.Errorf("%w: header of %d bytes in a file of %d", errCorrupt, hl, len(b))
-	}
-	if crc32.Checksum(b[headSize:], castagnoli) != binary.LittleEndian.Uint32(b[12:]) {
+	if crc32.Checksum(b[headSize:], castagnoli) != sum {
 		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
 	}
+	e, err := parseHeader(b[headSize:headSize+hl], int64(len(b))-headSize-hl, id, key, rng)
+	if err != nil {
+		return nil, err
+	}
+	e.data = b[headSize+hl:]
+	return e, nil
+}
+
+// checkHead checks the fixed head at the start of b of an entry file of
+// size bytes, and returns the length of its header and its checksum.
+func checkHead(b []byte, size int64) (hl int64, sum uint32, err error) {
+	if len(b) < headSize || string(b[:8]) != magic {
+		return 0, 0, fmt.Errorf("%w: no entry head", errCorrupt)
+	}
+	hl = int64(binary.LittleEndian.Uint32(b[8:]))
+	if hl > maxHeader || headSize+hl > size {
+		return 0, 0, fmt.Errorf("%w: header of %d bytes in a file of %d", errCorrupt, hl, size)
+	}
+	return hl, binary.LittleEndian.Uint32(b[12:]), nil
+}
+
+// parseHeader decodes the header hj of an entry file holding n bytes of
+// data after it, which must be the entry of (id, key, rng). Only the
+// checksum, which needs the data, is left to the caller.
+func parseHeader(hj []byte, n int64, id, key, rng string) (*entry, error) {
 	var e entry
-	if err := json.Unmarshal(b[headSize:headSize+hl], &e.header); err != nil {
+	if err := json.Unmarshal(hj, &e.header); err != nil {
 		return nil, fmt.Errorf("%w: header: %v", errCorrupt, err)
 	}
-	if e.Len != int64(len(b))-headSize-hl {
-		return nil, fmt.Errorf("%w: %d bytes of data, header says %d", errCorrupt, int64(len(b))-headSize-hl, e.Len)
+	if e.Len != n {
+		return nil, fmt.Errorf("%w: %d bytes of data, header says %d", errCorrupt, n, e.Len)
+	}
+	if e.Missing && e.Len != 0 {
+		return nil, fmt.Errorf("%w: a missing key's entry with %d bytes of data", errCorrupt, e.Len)
 	}
 	if e.Store != id || e.Key != key || e.Range != rng {
 		return nil, fmt.Errorf("%w: holds %s %q %s, not %s %q %s", errCorrupt, e.Store, e.Key, e.Range, id, key, rng)
 	}
-	e.data = b[headSize+hl:]
 	return &e, nil
 }
