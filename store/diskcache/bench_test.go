@@ -7,12 +7,15 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/dir"
 )
 
 // BenchmarkHit reads 1 MiB values from the folder (b.N reads of 64
-// entries in turn), against BenchmarkDirGet reading the same bytes from
-// a directory store: the cost of a hit over a local read.
+// entries in turn), by Get (a new buffer each) and by GetAlloc into one
+// buffer reused (as the engine's pool does), against BenchmarkDirGet
+// reading the same bytes from a directory store: the cost of a hit over a
+// local read.
 func BenchmarkHit(b *testing.B) {
 	d := b.TempDir()
 	f := &far{m: map[string][]byte{}}
@@ -31,15 +34,32 @@ func BenchmarkHit(b *testing.B) {
 	for i := range 64 {
 		s.Get(ctx, fmt.Sprintf("c/%d", i))
 	}
-	b.SetBytes(1 << 20)
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		if _, err := s.Get(ctx, fmt.Sprintf("c/%d", i%64)); err != nil {
-			b.Fatal(err)
-		}
+	c.flush()
+	for _, how := range []string{"Get", "GetAlloc"} {
+		b.Run(how, func(b *testing.B) { readLoop(b, s, how) })
 	}
 	if f.reqs.Load() != 64 {
 		b.Fatalf("%d requests", f.reqs.Load())
+	}
+}
+
+// readLoop reads the 64 values c/N of s in turn, by Get or GetAlloc.
+func readLoop(b *testing.B, s store.Store, how string) {
+	ctx := context.Background()
+	buf := make([]byte, 1<<20)
+	alloc := func(n int) []byte { return buf[:n] }
+	b.SetBytes(1 << 20)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		var err error
+		if how == "Get" {
+			_, err = s.Get(ctx, fmt.Sprintf("c/%d", i%64))
+		} else {
+			_, err = s.(store.AllocGetter).GetAlloc(ctx, fmt.Sprintf("c/%d", i%64), alloc)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -53,12 +73,8 @@ func BenchmarkDirGet(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
-	b.SetBytes(1 << 20)
-	for i := 0; b.Loop(); i++ {
-		if _, err := s.Get(ctx, fmt.Sprintf("c/%d", i%64)); err != nil {
-			b.Fatal(err)
-		}
+	for _, how := range []string{"Get", "GetAlloc"} {
+		b.Run(how, func(b *testing.B) { readLoop(b, s, how) })
 	}
 }
 
