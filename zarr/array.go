@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/zarrfs/zarrfs/codec"
 	"github.com/zarrfs/zarrfs/store"
@@ -221,6 +222,12 @@ func (a *Array) loadChunkAs(ctx context.Context, lin int64, ahead bool) (*chunkV
 			data, stored, old, err = a.getLive(ctx, ig, lin, key)
 			if old != nil {
 				return old, valid, nil
+			}
+		} else if a.cache != nil && a.cache.aheadTime > 0 {
+			t0 := time.Now()
+			data, in, err = a.getStored(ctx, key)
+			if err == nil {
+				a.cache.storeTime.note(time.Since(t0))
 			}
 		} else {
 			data, in, err = a.getStored(ctx, key)

@@ -117,6 +117,9 @@ type chunkCache struct {
 	// decoding orders the read-ahead loads' decoding where many are in
 	// flight (remote stores; nil: each decodes when its bytes arrive).
 	decoding *decodeSlots
+	// storeTime averages how long the store takes to answer a chunk
+	// load, on a remote store (near.go).
+	storeTime storeTimes
 
 	// pool keeps the buffers of the chunks let go of, for the next loads:
 	// a quarter of the cache's size at most (poolLimit).

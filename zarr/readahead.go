@@ -129,7 +129,7 @@ const maxAheadChunks = 1024
 // entry costs besides its bytes) and maxAheadChunks. On a remote store
 // (Options.Remote) the window is also at least what the reader, at its
 // rate (bytes per second, from noteRead), reads in aheadTime, within the
-// same bound. Chunks cached, loading or known absent (a listing, absent.go)
+// same bound, unless the store answers as a near one (near.go). Chunks cached, loading or known absent (a listing, absent.go)
 // are passed over; loads that cannot
 // start at once are skipped. The loads end with ctx, or after
 // readAheadTimeout.
@@ -140,10 +140,10 @@ func (a *Array) readAhead(ctx context.Context, e0, e1 int64, rate float64) {
 	}
 	// The read decodes its own chunks on one core; the read-ahead keeps
 	// the others busy.
-	workers := max(int64(cap(c.prefetch))-1, 1)
+	workers := max(int64(c.aheadWorkers())-1, 1)
 	chunkBytes := max(a.Layout().ChunkElems()*int64(max(a.DataType().Size, 8)), 1)
 	ahead := max(workers, a.Layout().SlabChunks(), (e1-e0)/a.Layout().ChunkElems())
-	if c.aheadTime > 0 {
+	if c.far() {
 		ahead = max(ahead, int64(rate*c.aheadTime.Seconds())/chunkBytes)
 	}
 	ahead = min(ahead, c.limit/4/(chunkBytes+entryOverhead), maxAheadChunks)
