@@ -7,48 +7,62 @@ package zarr
 // flight, a window of remoteAheadTime) only makes the daemon decode far
 // ahead of the reader on every goroutine it may: more chunks in memory
 // at once, fresh pages for them, and decoded chunks long out of the CPU's
-// caches when they are copied to the kernel. The cache therefore keeps
-// an average of how long the store takes to answer a chunk load; while
-// it is below nearTime, a remote hierarchy reads ahead as a local one.
+// caches when they are copied to the kernel. The cache therefore records
+// which of the store's last chunk loads took less than nearTime; while
+// nearly all did, a remote hierarchy reads ahead as a local one.
 
 import (
+	"math/bits"
 	"runtime"
 	"sync/atomic"
 	"time"
 )
 
-// nearTime is the average store time of a chunk load under which a
-// remote store counts as near: a disk cache's hit of a 1 MiB chunk takes
-// 0.1–0.3 ms, a fetch over a network a millisecond or more (a round trip
-// and the bytes at 1 Gb/s).
-const nearTime = time.Millisecond
+// nearTime is the store time under which a chunk load counts as a near
+// one: a disk cache's hit of a 1 MiB chunk takes 0.1–0.4 ms, a fetch over
+// a network a few milliseconds or more (a round trip and the bytes).
+const nearTime = 2 * time.Millisecond
 
-// storeTimes is an average of a store's chunk load times.
+// nearLoads is how many of the last recentLoads chunk loads must have
+// been near ones for the store to count as near. Not all: a load is
+// timed from start to end, and a process descheduled in between (a busy
+// machine, a collection) sees a spike now and then. Not many fewer: a
+// folder holding most of an array but not all serves the rest by round
+// trips, which want the remote read-ahead.
+const (
+	recentLoads = 32
+	nearLoads   = 28
+)
+
+// storeTimes records how a store's recent chunk loads went.
 type storeTimes struct {
-	// avg is the moving average (1/8 to each new load) in nanoseconds,
-	// plus one; 0 before the first load.
-	avg atomic.Int64
+	// recent holds in its low recentLoads bits one bit per load, the
+	// newest lowest, set for a slow one (nearTime or more), and above
+	// them the number of loads recorded (at most recentLoads).
+	recent atomic.Uint64
 }
 
 // note records a chunk load the store answered in d.
 func (s *storeTimes) note(d time.Duration) {
+	const mask = 1<<recentLoads - 1
+	slow := uint64(0)
+	if d >= nearTime {
+		slow = 1
+	}
 	for {
-		old := s.avg.Load()
-		avg := int64(d) + 1
-		if old > 0 {
-			avg = old + (avg-old)/8
-		}
-		if s.avg.CompareAndSwap(old, avg) {
+		old := s.recent.Load()
+		n := min(old>>recentLoads+1, recentLoads)
+		if s.recent.CompareAndSwap(old, n<<recentLoads|(old<<1|slow)&mask) {
 			return
 		}
 	}
 }
 
-// near reports whether the store has answered chunk loads on average in
-// less than nearTime (false before the first).
+// near reports whether nearLoads of the store's last recentLoads chunk
+// loads were near ones (false until it has answered that many).
 func (s *storeTimes) near() bool {
-	avg := s.avg.Load()
-	return avg > 0 && avg-1 < int64(nearTime)
+	v := s.recent.Load()
+	return v>>recentLoads >= recentLoads && bits.OnesCount64(v&(1<<recentLoads-1)) <= recentLoads-nearLoads
 }
 
 // far reports whether c's hierarchy reads ahead as a remote store's
