@@ -117,8 +117,8 @@ type chunkCache struct {
 	// decoding orders the read-ahead loads' decoding where many are in
 	// flight (remote stores; nil: each decodes when its bytes arrive).
 	decoding *decodeSlots
-	// storeTime averages how long the store takes to answer a chunk
-	// load, on a remote store (near.go).
+	// storeTime records which of a remote store's last chunk loads were
+	// answered as a local disk answers (near.go).
 	storeTime storeTimes
 
 	// pool keeps the buffers of the chunks let go of, for the next loads:
