@@ -47,7 +47,7 @@ const maxRecordBytes = 64 << 20
 // decoded: the .zmetadata of a large hierarchy (tens of megabytes) would
 // be copied whole into the map.
 func IsParquetIndex(doc []byte) bool {
-	if !bytes.Contains(doc, []byte(`"record_size"`)) {
+	if !MayBeParquetIndex(doc) {
 		return false
 	}
 	var top map[string]json.RawMessage
@@ -57,6 +57,13 @@ func IsParquetIndex(doc []byte) bool {
 	_, ok1 := top["metadata"]
 	_, ok2 := top["record_size"]
 	return ok1 && ok2
+}
+
+// MayBeParquetIndex reports whether doc, a .zmetadata document or a part
+// of one, names "record_size", as a Parquet reference index does: one
+// that does not is no index (IsParquetIndex tells a whole one).
+func MayBeParquetIndex(doc []byte) bool {
+	return bytes.Contains(doc, []byte(`"record_size"`))
 }
 
 // OpenParquet opens the Parquet reference directory held by dir, whose

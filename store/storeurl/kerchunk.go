@@ -122,10 +122,31 @@ func sniffLocalRefs(p string, opts Options) (st store.Store, ok bool, err error)
 	return s, true, nil
 }
 
+// sniffWindow is how much of each end of a large .zmetadata
+// sniffParquetRefs reads first: a Parquet reference index names
+// "record_size" beside its "metadata" object, before it or after it.
+const sniffWindow = 4 << 10
+
 // sniffParquetRefs opens st, a folder store, as a Parquet reference
 // directory when its .zmetadata says it is one (ok false: it is not).
-// base is the folder's URL and name its name for messages.
+// base is the folder's URL and name its name for messages. A .zmetadata
+// larger than two windows is read whole only when one of its ends names
+// "record_size": the consolidated metadata of a large hierarchy (tens of
+// megabytes) is not read a second time before Open reads it.
 func sniffParquetRefs(ctx context.Context, st store.Store, name string, base *url.URL, opts Options) (store.Store, bool, error) {
+	if s, ok := st.(store.Stater); ok {
+		info, err := s.Stat(ctx, ".zmetadata")
+		switch {
+		case errors.Is(err, store.ErrNotExist):
+			return nil, false, nil
+		case err == nil && info.Size > 2*sniffWindow:
+			head, herr := st.GetRange(ctx, ".zmetadata", store.Range(0, sniffWindow))
+			tail, terr := st.GetRange(ctx, ".zmetadata", store.SuffixRange(sniffWindow))
+			if herr == nil && terr == nil && !kerchunk.MayBeParquetIndex(head) && !kerchunk.MayBeParquetIndex(tail) {
+				return nil, false, nil
+			}
+		}
+	}
 	b, err := st.GetRange(ctx, ".zmetadata", store.Range(0, kerchunk.MaxParquetFile+1))
 	if errors.Is(err, store.ErrNotExist) {
 		return nil, false, nil

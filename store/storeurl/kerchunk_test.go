@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/zarrfs/zarrfs/store"
 	"github.com/zarrfs/zarrfs/store/diskcache"
 	"github.com/zarrfs/zarrfs/store/kerchunk"
+	"github.com/zarrfs/zarrfs/store/memory"
 )
 
 // TestOpenKerchunk checks that reference sets are told by their content,
@@ -165,6 +167,49 @@ func TestKerchunkTargetsThroughDiskCache(t *testing.T) {
 		}
 		if s := c.Stats(); open == 1 && (s.Hits < int64(len(want)) || s.DiskBytes == 0) {
 			t.Errorf("second open: %+v; want the %d reads as hits", s, len(want))
+		}
+	}
+}
+
+// readCounter is a memory store that adds up the bytes read from it.
+type readCounter struct {
+	*memory.Store
+	read atomic.Int64
+}
+
+func (r *readCounter) GetRange(ctx context.Context, key string, br store.ByteRange) ([]byte, error) {
+	b, err := r.Store.GetRange(ctx, key, br)
+	r.read.Add(int64(len(b)))
+	return b, err
+}
+
+// TestSniffLargeZmetadata: a folder's large .zmetadata is read whole to
+// tell a Parquet reference index only when one of its ends names
+// "record_size" (before or after the "metadata" object, as writers put
+// it); the consolidated metadata of a large hierarchy is not.
+func TestSniffLargeZmetadata(t *testing.T) {
+	ctx := context.Background()
+	pad := `"attrs": {"long": "` + strings.Repeat("x", 64<<10) + `"}`
+	for _, c := range []struct {
+		name, doc string
+		refs      bool
+		whole     bool // read whole
+	}{
+		{"index, record_size after", `{"metadata": {".zgroup": {"zarr_format": 2}, ".zattrs": {` + pad + `}}, "record_size": 10}`, true, true},
+		{"index, record_size first", `{"record_size": 10, "metadata": {".zgroup": {"zarr_format": 2}, ".zattrs": {` + pad + `}}}`, true, true},
+		{"consolidated", `{"metadata": {".zgroup": {"zarr_format": 2}, ".zattrs": {` + pad + `}}, "zarr_consolidated_format": 1}`, false, false},
+		{"small consolidated", `{"metadata": {".zgroup": {"zarr_format": 2}}, "zarr_consolidated_format": 1}`, false, true},
+	} {
+		st := &readCounter{Store: memory.New()}
+		if err := st.Set(ctx, ".zmetadata", []byte(c.doc)); err != nil {
+			t.Fatal(err)
+		}
+		s, ok, err := sniffParquetRefs(ctx, st, "x", &url.URL{Scheme: "file", Path: "/x"}, Options{})
+		if err != nil || ok != c.refs || (s != nil) != c.refs {
+			t.Errorf("%s: sniff = %v, %v, %v; want references %v", c.name, s, ok, err, c.refs)
+		}
+		if whole := st.read.Load() >= int64(len(c.doc)); whole != c.whole {
+			t.Errorf("%s: read %d of %d bytes; want whole %v", c.name, st.read.Load(), len(c.doc), c.whole)
 		}
 	}
 }
