@@ -70,13 +70,13 @@ func projectBytes(vals []float64, array string) []byte {
 // them with what the project's script wrote (projectValues). The one
 // virtual chunk, at s3://testbucket/can_read_old/chunk-1, is put in the
 // S3 server as the project's reader does (the bytes of big_chunks'
-// chunk c/0/1). The repositories are not part of zarrfs: the test runs
-// when ZARRFS_ICECHUNK_TESTDATA names a copy of that tests/data
-// directory (docs/TESTING.md).
+// chunk c/0/1). The repositories are those in
+// store/icechunk/testdata/project (see its SOURCE), or the copy of the
+// project's tests/data that ZARRFS_ICECHUNK_TESTDATA names.
 func TestIcechunkProjectRepos(t *testing.T) {
 	root := os.Getenv("ZARRFS_ICECHUNK_TESTDATA")
 	if root == "" {
-		t.Skip("ZARRFS_ICECHUNK_TESTDATA unset: the Icechunk project's test repositories are not part of zarrfs (docs/TESTING.md)")
+		root = filepath.Join("..", "store", "icechunk", "testdata", "project")
 	}
 	ctx := context.Background()
 	srv := startS3(t)

@@ -20,17 +20,12 @@ import (
 
 // TestIcechunkProjectRepos reads the Icechunk project's own committed test
 // repositories (icechunk-python/tests/data/test-repo-v1, -v2 and
-// -v2-migrated, written by its tests/test_can_read_old.py), which are not
-// part of zarrfs: it runs when ZARRFS_ICECHUNK_TESTDATA names a copy of
-// that tests/data directory (docs/TESTING.md says how to make one), and
-// checks what that script wrote and its reader asserts: the histories of
+// -v2-migrated, written by its tests/test_can_read_old.py; copied into
+// testdata/project, see projectRepos), and checks what that script wrote and its reader asserts: the histories of
 // main, my-branch and the tags, the deleted tag gone, and the values
 // (big_chunks 42.0 where materialized, small_chunks [84 84 84 84 fill]).
 func TestIcechunkProjectRepos(t *testing.T) {
-	root := os.Getenv("ZARRFS_ICECHUNK_TESTDATA")
-	if root == "" {
-		t.Skip("ZARRFS_ICECHUNK_TESTDATA unset: the Icechunk project's test repositories are not part of zarrfs (docs/TESTING.md)")
-	}
+	root := projectRepos()
 	ctx := context.Background()
 	for _, name := range []string{"test-repo-v1", "test-repo-v2", "test-repo-v2-migrated"} {
 		t.Run(name, func(t *testing.T) {
@@ -102,16 +97,13 @@ func TestIcechunkProjectRepos(t *testing.T) {
 }
 
 // TestIcechunkProjectContainers reads the virtual chunk containers of the
-// Icechunk project's test repositories (ZARRFS_ICECHUNK_TESTDATA, as
+// Icechunk project's test repositories (projectRepos, as
 // above): test-repo-v1's config.yaml and test-repo-v2-migrated's
 // FlexBuffers config, which Icechunk's migration wrote from that YAML,
 // give the same containers; test-repo-v2's FlexBuffers (Icechunk 2's
 // serde) gives its one s3://testbucket/ container.
 func TestIcechunkProjectContainers(t *testing.T) {
-	root := os.Getenv("ZARRFS_ICECHUNK_TESTDATA")
-	if root == "" {
-		t.Skip("ZARRFS_ICECHUNK_TESTDATA unset: the Icechunk project's test repositories are not part of zarrfs (docs/TESTING.md)")
-	}
+	root := projectRepos()
 	containers := map[string][]Container{}
 	for _, name := range []string{"test-repo-v1", "test-repo-v2", "test-repo-v2-migrated"} {
 		st, err := dir.Open(filepath.Join(root, name), dir.Options{ReadOnly: true})
@@ -184,15 +176,12 @@ func unzstd(t *testing.T, b []byte) []byte {
 
 // TestWriterMatchesProject compares the files of the test writer with
 // those of the Icechunk project's committed repositories of the same spec
-// version (when ZARRFS_ICECHUNK_TESTDATA names them): the header's layout
+// version (projectRepos): the header's layout
 // (file type, compression, padding of the implementation name) and which
 // fields each FlatBuffer's root table, snapshot nodes, array data,
 // manifest arrays and chunk references carry.
 func TestWriterMatchesProject(t *testing.T) {
-	root := os.Getenv("ZARRFS_ICECHUNK_TESTDATA")
-	if root == "" {
-		t.Skip("ZARRFS_ICECHUNK_TESTDATA unset (docs/TESTING.md)")
-	}
+	root := projectRepos()
 	for _, spec := range []int{1, 2} {
 		tr := icechunktest.Write(t, spec, false)
 		real := filepath.Join(root, map[int]string{1: "test-repo-v1", 2: "test-repo-v2"}[spec])
@@ -299,4 +288,15 @@ func shapes(t *testing.T, dir string) map[string][]int {
 		slices.Sort(res[k])
 	}
 	return res
+}
+
+// projectRepos returns the folder of the Icechunk project's committed
+// test repositories: testdata/project (see its SOURCE), or the copy
+// ZARRFS_ICECHUNK_TESTDATA names (the project's icechunk-python/tests/data
+// at another commit).
+func projectRepos() string {
+	if root := os.Getenv("ZARRFS_ICECHUNK_TESTDATA"); root != "" {
+		return root
+	}
+	return filepath.Join("testdata", "project")
 }
