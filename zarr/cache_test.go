@@ -492,3 +492,27 @@ func TestEntryOverhead(t *testing.T) {
 	}
 	runtime.KeepAlive(c)
 }
+
+// TestReadAheadPassed: a read-ahead that starts once every sequential
+// reader is past its chunk does not load it (a goroutine left waiting on
+// a busy machine would otherwise put back a chunk dropBehind let go of).
+func TestReadAheadPassed(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	writeReadPathArray(t, mem, ArrayMeta{Format: FormatV3, Shape: []int64{64 << 10}, ChunkShape: []int64{1 << 10}, DataType: "uint8", FillValue: 0}, 11)
+	n := openArrayNode(t, mem, Options{Concurrency: 2})
+	if n.Array.passed(0) {
+		t.Error("chunk 0 passed before any read")
+	}
+	p := make([]byte, 1<<10)
+	for r := range 12 {
+		if _, err := n.Array.ReadAt(ctx, p, int64(r<<10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for lin, want := range map[int64]bool{0: true, 10: true, 11: false, 12: false, 40: false} {
+		if got := n.Array.passed(lin); got != want {
+			t.Errorf("passed(%d) = %v after reading chunks 0-11, want %v", lin, got, want)
+		}
+	}
+}

@@ -106,6 +106,26 @@ func (a *Array) dropBehind(e0, e1, slack int64) {
 	}
 }
 
+// passed reports whether every sequential reader of the array is past
+// the last element of chunk lin. A read-ahead that starts that late (its
+// goroutine left waiting on a busy machine) would load a chunk the reader
+// has read and dropBehind has let go of, to stay in the cache for nobody.
+func (a *Array) passed(lin int64) bool {
+	last := (a.Layout().ChunkLastElem(lin) + 1) * int64(a.DataType().Size)
+	a.streamMu.Lock()
+	defer a.streamMu.Unlock()
+	seen := false
+	for _, end := range a.streams {
+		if end > 0 {
+			if end <= last {
+				return false
+			}
+			seen = true
+		}
+	}
+	return seen
+}
+
 // maxBehind bounds the chunks dropBehind remembers.
 const maxBehind = 4096
 
@@ -161,6 +181,9 @@ func (a *Array) readAhead(ctx context.Context, e0, e1 int64, rate float64) {
 		started++
 		go func() {
 			defer func() { <-c.prefetch }()
+			if a.passed(lin) {
+				return
+			}
 			ctx, cancel := context.WithTimeout(ctx, readAheadTimeout)
 			defer cancel()
 			v, _ := a.loadChunkAs(ctx, lin, true) // errors show again when the chunk is read
