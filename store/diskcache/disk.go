@@ -187,90 +187,39 @@ func writeAtomic(path string, head, data []byte) error {
 	return err
 }
 
-// maxQueued bounds the bytes of the entries being written in the
-// background. A value that does not fit while others are queued is not
-// kept (the disk is behind the network: the read goes on at the
-// network's pace rather than the disk's, and a later read fetches it
-// again); one larger than the bound on its own is written before the
-// read returns. maxFree bounds the buffers kept for reuse.
+// slowWrite is how long a miss's write may take before the folder is
+// taken to be behind the store (when the fetch was quicker), and
+// behindFor how long misses are then not kept.
 const (
-	maxQueued = 64 << 20
-	maxFree   = 16 << 20
+	slowWrite = 100 * time.Millisecond
+	behindFor = time.Second
 )
 
-// queue is background's answer.
-type queue int
+// behind reports whether a write that took took, of a value the store
+// gave in fetched, says the folder is behind the store.
+func behind(took, fetched time.Duration) bool {
+	return took > slowWrite && took > fetched
+}
 
-const (
-	queuedWrite queue = iota // buf holds the entry: write it, then doneWrite(buf)
-	writeNow                 // too large to queue: write it before returning
-	skipWrite                // not kept (no room, or not to be written at all)
-)
-
-// background prepares the entry of h and data (a value just fetched) for
-// a write in the background: the whole entry file, its checksum not yet
-// set (seal), in one buffer of its own, so that the caller may change
-// data and the write is a single call.
-func (c *Cache) background(h header, data []byte) ([]byte, queue) {
-	if c.noWrite.Load() || int64(len(data)) > c.limit.Load()/8 {
-		return nil, skipWrite
+// keep writes the entry of a value just fetched from the store, which
+// took fetched to answer, on the read's path: a write into the page cache
+// costs a cold read less than copying the value for a write in the
+// background (BENCH.md, The disk cache). When the folder is slower than
+// the store (a write took over slowWrite and longer than its fetch: a
+// slow or remote disk, or the kernel throttling dirty pages), the misses
+// of the next behindFor are not kept, so that the read goes on at the
+// store's pace rather than the disk's; a later read fetches them again.
+func (c *Cache) keep(ctx context.Context, path string, h header, data []byte, held bool, fetched time.Duration) {
+	if until := c.behindUntil.Load(); until != 0 && time.Now().UnixNano() < until {
+		c.notKept.Add(1)
+		return
 	}
-	head, err := marshalHead(h, len(data))
-	if err != nil {
-		return nil, skipWrite
-	}
-	n := len(head) + len(data)
-	if n > maxQueued {
-		return nil, writeNow
-	}
-	c.wmu.Lock()
-	if c.queued+int64(n) > maxQueued {
-		c.wmu.Unlock()
-		return nil, skipWrite
-	}
-	c.queued += int64(n)
-	c.pending++
-	var buf []byte
-	for i, b := range c.free {
-		if cap(b) >= n {
-			buf = b[:n]
-			c.free[i] = c.free[len(c.free)-1]
-			c.free = c.free[:len(c.free)-1]
-			break
+	start := time.Now()
+	c.write(ctx, path, h, data, held)
+	if took := time.Since(start); behind(took, fetched) {
+		c.behindUntil.Store(time.Now().Add(behindFor).UnixNano())
+		if !c.loggedBehind.Swap(true) {
+			c.logf("disk cache %s: writing %s took %v, the store %v: the folder is behind the store, so values read while it is are not kept", c.dir, FormatSize(int64(len(data))), took.Round(time.Millisecond), fetched.Round(time.Millisecond))
 		}
-	}
-	c.wmu.Unlock()
-	if buf == nil {
-		buf = make([]byte, n)
-	}
-	copy(buf, head)
-	copy(buf[len(head):], data)
-	return buf, queuedWrite
-}
-
-// doneWrite ends the background write of buf, keeping buf for the next
-// when there is room.
-func (c *Cache) doneWrite(buf []byte) {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.queued -= int64(len(buf))
-	kept := 0
-	for _, b := range c.free {
-		kept += cap(b)
-	}
-	if kept+cap(buf) <= maxFree {
-		c.free = append(c.free, buf)
-	}
-	if c.pending--; c.pending == 0 {
-		c.idle.Broadcast()
-	}
-}
-
-// flush waits for the writes in the background.
-func (c *Cache) flush() {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	for c.pending > 0 {
-		c.idle.Wait()
 	}
 }

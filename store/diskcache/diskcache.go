@@ -105,20 +105,13 @@ type Cache struct {
 	loggedOff atomic.Bool   // "offline" said
 	fetches   singleflight.Group
 
-	// pending counts the writes in the background (background), queued
-	// the bytes they hold (at most maxQueued); flush waits on idle until
-	// pending is zero. free holds the buffers of finished writes for the
-	// next ones (at most maxFree bytes of them): a cold read's copies
-	// reuse a few buffers instead of making the collector and the kernel
-	// clear a new one per value.
-	wmu     sync.Mutex
-	idle    *sync.Cond
-	pending int
-	queued  int64
-	free    [][]byte
+	// behindUntil (Unix ns) is when misses are kept again after a write
+	// found the folder slower than the store (keep).
+	behindUntil  atomic.Int64
+	loggedBehind atomic.Bool
 
-	hits, revalidated, misses, offline, corrupt atomic.Int64
-	diskBytes, storeBytes                       atomic.Int64
+	hits, revalidated, misses, offline, corrupt, notKept atomic.Int64
+	diskBytes, storeBytes                                atomic.Int64
 }
 
 // Open opens the cache folder dir, creating it if need be, and starts a
@@ -138,7 +131,6 @@ func Open(dir string, opts Options) (*Cache, error) {
 		return nil, fmt.Errorf("disk cache %s: %w", dir, err)
 	}
 	c := &Cache{dir: abs, root: filepath.Join(abs, Sub), opts: opts, scanned: make(chan struct{})}
-	c.idle = sync.NewCond(&c.wmu)
 	c.limit.Store(opts.MaxSize)
 	if err := os.MkdirAll(c.root, 0o755); err != nil {
 		if fi, serr := os.Stat(c.root); serr != nil || !fi.IsDir() {
@@ -181,6 +173,7 @@ type Stats struct {
 	Misses      int64 // reads that went to the store
 	Offline     int64 // reads served from the folder because the store failed
 	Corrupt     int64 // entries found damaged, removed and read again
+	NotKept     int64 // misses not written because the folder was behind the store
 	DiskBytes   int64 // bytes served from the folder
 	StoreBytes  int64 // bytes read from the store
 	Used, Limit int64 // the folder's bytes (as this process knows) and its bound
@@ -190,7 +183,7 @@ type Stats struct {
 func (c *Cache) Stats() Stats {
 	return Stats{
 		Hits: c.hits.Load(), Revalidated: c.revalidated.Load(), Misses: c.misses.Load(),
-		Offline: c.offline.Load(), Corrupt: c.corrupt.Load(),
+		Offline: c.offline.Load(), Corrupt: c.corrupt.Load(), NotKept: c.notKept.Load(),
 		DiskBytes: c.diskBytes.Load(), StoreBytes: c.storeBytes.Load(),
 		Used: c.used.Load(), Limit: c.limit.Load(),
 	}
@@ -214,6 +207,9 @@ func (c *Cache) StatsLine() string {
 		FormatSize(s.DiskBytes), FormatSize(s.StoreBytes), FormatSize(s.Used), FormatSize(s.Limit))
 	if c.noWrite.Load() {
 		line += " (read-only)"
+	}
+	if s.NotKept > 0 {
+		line += fmt.Sprintf(" (%d not kept: the folder was behind the store)", s.NotKept)
 	}
 	return line
 }

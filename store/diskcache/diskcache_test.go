@@ -71,7 +71,6 @@ func TestSecondOpenFromDisk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		flush(s)
 		return string(b)
 	}
 	doc(s)
@@ -243,7 +242,6 @@ func TestEviction(t *testing.T) {
 	ctx := context.Background()
 	for i := range 40 {
 		s.Get(ctx, fmt.Sprintf("a/c/%d", i))
-		flush(s)
 		for c.evicting.Load() {
 			time.Sleep(time.Millisecond)
 		}
@@ -270,7 +268,6 @@ func TestEviction(t *testing.T) {
 	}
 	// A cache whose folder was cleared under it goes on caching.
 	s.Get(ctx, "a/c/5")
-	flush(s)
 	if c.noWrite.Load() {
 		t.Errorf("after Clear, writing is off")
 	}
@@ -343,63 +340,50 @@ func TestOfflineListings(t *testing.T) {
 	f.Clear()
 }
 
-// TestBackgroundQueue: a fetched value is written in the background from
-// a copy of its own (the caller may change what it got), in a buffer
-// reused by the next write; with maxQueued bytes queued a value is not
-// kept (the read returns it, a later read fetches it again) rather than
-// written on the read's path.
-func TestBackgroundQueue(t *testing.T) {
+// TestBehind: while the folder is behind the store (a write slower than
+// its fetch), a miss is read and not kept, and counted; once it is not,
+// misses are kept again.
+func TestBehind(t *testing.T) {
+	for _, tc := range []struct {
+		took, fetched time.Duration
+		want          bool
+	}{
+		{50 * time.Millisecond, time.Millisecond, false}, // quick enough
+		{150 * time.Millisecond, 50 * time.Millisecond, true},
+		{150 * time.Millisecond, time.Second, false}, // a value the store took longer to give
+		{slowWrite, 0, false},
+	} {
+		if got := behind(tc.took, tc.fetched); got != tc.want {
+			t.Errorf("behind(%v, %v) = %v; want %v", tc.took, tc.fetched, got, tc.want)
+		}
+	}
+
 	dir := t.TempDir()
 	f := newFar(4)
 	c, s := open(t, dir, f, Options{})
 	ctx := context.Background()
-	want := bytes.Clone(f.m["a/c/1"])
-	b, err := s.Get(ctx, "a/c/1")
-	if err != nil || !bytes.Equal(b, want) {
-		t.Fatalf("Get: %d bytes, %v", len(b), err)
-	}
-	clear(b) // the caller's: the entry written is not changed by it
-	flush(s)
-	if e := c.load(c.path("far://x", "a/c/1", "a"), "far://x", "a/c/1", "a"); e == nil || !bytes.Equal(e.data, want) {
-		t.Fatalf("entry after the caller changed its bytes: %v", e)
-	}
-	c.wmu.Lock()
-	if len(c.free) != 1 || c.queued != 0 || c.pending != 0 {
-		t.Errorf("after the write: %d free buffers, %d bytes queued, %d pending; want 1, 0, 0", len(c.free), c.queued, c.pending)
-	}
-	reused := &c.free[0][:1][0]
-	c.wmu.Unlock()
-	buf, q := c.background(header{Store: "far://x", Key: "a/c/0", Range: "a"}, f.m["a/c/0"])
-	if q != queuedWrite || &buf[0] != reused {
-		t.Errorf("background of a smaller value: %v, reused %v; want queued in the free buffer", q, &buf[0] == reused)
-	}
-	c.doneWrite(buf)
-
-	// Full: the read still answers, nothing is written, nothing waits.
-	c.wmu.Lock()
-	c.queued = maxQueued - 100
-	c.wmu.Unlock()
-	reqs := f.reqs.Load()
+	c.behindUntil.Store(time.Now().Add(time.Hour).UnixNano())
 	for range 2 {
 		if b, err := s.Get(ctx, "a/c/2"); err != nil || !bytes.Equal(b, f.m["a/c/2"]) {
-			t.Fatalf("Get with the queue full: %d bytes, %v", len(b), err)
+			t.Fatalf("Get while behind: %d bytes, %v", len(b), err)
 		}
 	}
-	flush(s)
-	if got := f.reqs.Load() - reqs; got != 2 {
-		t.Errorf("two reads with the queue full: %d requests; want 2 (not kept)", got)
+	if got := f.reqs.Load(); got != 2 {
+		t.Errorf("two reads while behind: %d requests; want 2 (not kept)", got)
 	}
 	if _, err := os.Stat(c.path("far://x", "a/c/2", "a")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("entry written with the queue full: %v", err)
+		t.Errorf("entry written while behind: %v", err)
 	}
-	c.wmu.Lock()
-	c.queued = 0
-	c.wmu.Unlock()
-	if _, err := s.Get(ctx, "a/c/2"); err != nil {
-		t.Fatal(err)
+	if st := c.Stats(); st.NotKept != 2 || !strings.Contains(c.StatsLine(), "2 not kept") {
+		t.Errorf("stats while behind: %+v, %q; want 2 not kept", st, c.StatsLine())
 	}
-	flush(s)
-	if _, err := s.Get(ctx, "a/c/2"); err != nil || f.reqs.Load()-reqs != 3 {
-		t.Errorf("with room again: %d requests, %v; want the value kept after one more", f.reqs.Load()-reqs, err)
+	c.behindUntil.Store(time.Now().Add(-time.Second).UnixNano())
+	for range 2 {
+		if _, err := s.Get(ctx, "a/c/2"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.reqs.Load(); got != 3 {
+		t.Errorf("with the folder caught up: %d requests in all; want 3 (kept after one more)", got)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -114,9 +113,6 @@ func open(t *testing.T, dir string, s store.Store, opts Options) (*Cache, store.
 	return c, c.Wrap(s, "far://x")
 }
 
-// flush waits for s's cache's writes in the background (Close does).
-func flush(s store.Store) { s.(io.Closer).Close() }
-
 // readAll reads n values of f through s, whole, then (once written) a
 // range of each, then a missing key; and waits for the writes.
 func readAll(t *testing.T, s store.Store, f *far, n int) {
@@ -133,7 +129,6 @@ func readAll(t *testing.T, s store.Store, f *far, n int) {
 			t.Fatalf("Get(%q) = %d bytes, %v; want %d bytes", key, len(b), err, len(want(key)))
 		}
 	}
-	flush(s)
 	for i := range n {
 		key := fmt.Sprintf("a/c/%d", i)
 		r, err := s.GetRange(ctx, key, store.Range(10, 20))
@@ -144,5 +139,4 @@ func readAll(t *testing.T, s store.Store, f *far, n int) {
 	if _, err := s.Get(ctx, "a/c/missing"); !errors.Is(err, store.ErrNotExist) {
 		t.Fatalf("Get of a missing key: %v; want ErrNotExist", err)
 	}
-	flush(s)
 }

@@ -15,11 +15,9 @@ import (
 
 func (d *cached) String() string { return d.s.String() }
 
-// Close waits for the cache's writes in the background (so that a
-// command that exits next leaves them on disk), then closes the wrapped
-// store if it is an io.Closer.
+// Close closes the wrapped store if it is an io.Closer. (The cache's
+// writes are made before the reads that fetched their values return.)
 func (d *cached) Close() error {
-	d.c.flush()
 	if c, ok := d.s.(io.Closer); ok {
 		return c.Close()
 	}
@@ -139,10 +137,8 @@ func sameValue(a, b store.Info) bool {
 	return a.Size == b.Size && a.ETag == b.ETag && a.ModTime.Equal(b.ModTime)
 }
 
-// forget removes every entry of key (whatever its range), once the
-// writes in the background, which may hold an older value of it, are done.
+// forget removes every entry of key (whatever its range).
 func (d *cached) forget(key string) {
-	d.c.flush()
 	d.checked.Clear()
 	prefix := strings.TrimSuffix(filepath.Base(d.c.path(d.id, key, "")), "-") + "-"
 	dir := filepath.Dir(d.c.path(d.id, key, ""))

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/zarrfs/zarrfs/store"
 )
@@ -70,6 +71,13 @@ func (d *cached) hit(e *entry, r store.ByteRange, whole bool, counter *atomic.In
 
 // read is GetRangeInfo through the cache.
 func (d *cached) read(ctx context.Context, key string, r store.ByteRange) ([]byte, store.Info, error) {
+	return d.readAfter(ctx, key, r, false)
+}
+
+// readAfter is read; tried says the caller found no usable entry of the
+// range r of key a moment ago (GetAlloc), so that it is not looked for
+// again before the fetch (which looks under the entry's lock).
+func (d *cached) readAfter(ctx context.Context, key string, r store.ByteRange, tried bool) ([]byte, store.Info, error) {
 	if err := store.CheckKey(ctx, key); err != nil {
 		return nil, store.Info{}, err
 	}
@@ -78,7 +86,10 @@ func (d *cached) read(ctx context.Context, key string, r store.ByteRange) ([]byt
 	}
 	tag := rangeTag(r)
 	path := d.c.path(d.id, key, tag)
-	e := d.c.load(path, d.id, key, tag)
+	var e *entry
+	if !tried {
+		e = d.c.load(path, d.id, key, tag)
+	}
 	if e != nil && d.trusted(key, path) {
 		return d.hit(e, r, false, &d.c.hits)
 	}
@@ -199,11 +210,9 @@ func (d *cached) fetch(ctx context.Context, key string, r store.ByteRange, path,
 			if err != nil && ctx.Err() != nil {
 				return fetched{err: err}, nil
 			}
-			defer func() {
-				if l != nil { // nil once a background write took it over
-					l.unlock()
-				}
-			}()
+			if l != nil {
+				defer l.unlock()
+			}
 			if recheck && l != nil {
 				if e := d.c.load(path, d.id, key, tag); e != nil && d.trusted(key, path) {
 					b, info, err := d.hit(e, r, false, &d.c.hits)
@@ -212,12 +221,14 @@ func (d *cached) fetch(ctx context.Context, key string, r store.ByteRange, path,
 			}
 		}
 		var f fetched
+		start := time.Now()
 		if ig, ok := d.s.(store.InfoGetter); ok {
 			f.b, f.info, f.err = ig.GetRangeInfo(ctx, key, r)
 		} else {
 			f.b, f.err = d.s.GetRange(ctx, key, r)
 			f.info.Size = -1
 		}
+		took := time.Since(start)
 		d.c.misses.Add(1)
 		h := header{Store: d.id, Key: key, Range: tag}
 		switch {
@@ -225,28 +236,7 @@ func (d *cached) fetch(ctx context.Context, key string, r store.ByteRange, path,
 			d.c.storeBytes.Add(int64(len(f.b)))
 			headerInfo(&h, f.info)
 			d.checked.Store(path, struct{}{})
-			if l == nil {
-				d.c.write(ctx, path, h, f.b, false)
-				break
-			}
-			switch buf, q := d.c.background(h, f.b); q {
-			case queuedWrite:
-				// Written in the background, off the read's path, from
-				// the copy in buf (the caller may change what it gets),
-				// checksummed there too, still under the entry's lock:
-				// another process waits for the file rather than
-				// fetching the value too.
-				held := l
-				l = nil
-				go func() {
-					defer d.c.doneWrite(buf)
-					defer held.unlock()
-					seal(buf)
-					d.c.put(path, buf, nil)
-				}()
-			case writeNow:
-				d.c.write(ctx, path, h, f.b, true)
-			}
+			d.c.keep(ctx, path, h, f.b, l != nil, took)
 		case errors.Is(f.err, store.ErrNotExist):
 			h.Missing, h.Size = true, -1
 			d.c.write(ctx, path, h, nil, l != nil)

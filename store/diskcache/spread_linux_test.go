@@ -46,6 +46,5 @@ func TestSpreadDirs(t *testing.T) {
 	if _, err := s.Get(t.Context(), "a/c/0"); err != nil {
 		t.Fatal(err)
 	}
-	flush(s)
 	check("after Clear and a read")
 }

@@ -44,13 +44,17 @@ func testReadInto(t *testing.T, s store.Store) {
 
 // testGetAlloc: GetAlloc asks alloc once for a buffer of the value's size
 // and returns the value in it, at a second read of each value too (which
-// a store that keeps what it read, a disk cache, may serve from that); a
-// missing key is ErrNotExist, an invalid key an *InvalidKeyError, a
-// cancelled context context.Canceled.
+// a store that keeps what it read, a disk cache, may serve from that; at
+// the first, such a store may return the value it fetched without asking
+// alloc); a missing key is ErrNotExist, an invalid key an
+// *InvalidKeyError, a cancelled context context.Canceled.
 func testGetAlloc(t *testing.T, s store.Store) {
 	ag := implements[store.AllocGetter](t, s)
 	ctx := context.Background()
+	read := map[string]bool{}
 	for k, v := range twice(Data()) {
+		again := read[k]
+		read[k] = true
 		var bufs [][]byte
 		alloc := func(n int) []byte {
 			b := bytes.Repeat([]byte{0xee}, n)
@@ -61,6 +65,7 @@ func testGetAlloc(t *testing.T, s store.Store) {
 		switch {
 		case err != nil || !bytes.Equal(b, v):
 			t.Errorf("%s: GetAlloc(%q) = %q, %v; want %q", s, k, b, err, v)
+		case len(bufs) == 0 && !again:
 		case len(bufs) != 1 || len(bufs[0]) != len(v):
 			t.Errorf("%s: GetAlloc(%q) called alloc %d times (%d bytes first); want once, for %d", s, k, len(bufs), len(firstOf(bufs)), len(v))
 		case len(v) > 0 && &b[0] != &bufs[0][0]:
