@@ -41,7 +41,8 @@ type Extender interface {
 // capabilities by type assertion see the same capabilities through the
 // decorator as without it; of ReaderInto and AllocGetter, only those d
 // implements too (a decorator that cannot serve one must not claim it),
-// and, when d is an Extender, also those it extends under with. d's
+// and, when d is an Extender, also those it extends under with; and
+// Holder when d implements it (what it holds, whatever under has). d's
 // methods of the other optional interfaces are never reached.
 func Decorate(d Full, under Store) Store {
 	var extInto, extAlloc bool
@@ -50,7 +51,8 @@ func Decorate(d Full, under Store) Store {
 	}
 	m := 0
 	for i, has := range [...]bool{is[Lister](under), is[Stater](under), is[InfoGetter](under), is[Writer](under), is[PageLister](under),
-		(is[ReaderInto](under) || extInto) && is[ReaderInto](d), (is[AllocGetter](under) || extAlloc) && is[AllocGetter](d)} {
+		(is[ReaderInto](under) || extInto) && is[ReaderInto](d), (is[AllocGetter](under) || extAlloc) && is[AllocGetter](d),
+		is[Holder](d)} {
 		if has {
 			m |= 1 << i
 		}

@@ -6,7 +6,7 @@ import "io"
 
 // decorated[m] exposes a Full decorator as Store, io.Closer and the
 // optional interfaces whose bits are set in m (see Decorate).
-var decorated = [1 << 7]func(Full) Store{
+var decorated = [1 << 8]func(Full) Store{
 	// no optional interface
 	func(d Full) Store {
 		return struct {
@@ -1350,5 +1350,1477 @@ var decorated = [1 << 7]func(Full) Store{
 			ReaderInto
 			AllocGetter
 		}{d, d, d, d, d, d, d, d.(ReaderInto), d.(AllocGetter)}
+	},
+	// Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Holder
+		}{d, d, d.(Holder)}
+	},
+	// Lister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Holder
+		}{d, d, d, d.(Holder)}
+	},
+	// Stater, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Holder
+		}{d, d, d, d.(Holder)}
+	},
+	// Lister, Stater, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Holder
+		}{d, d, d, d, d.(Holder)}
+	},
+	// InfoGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Holder
+		}{d, d, d, d.(Holder)}
+	},
+	// Lister, InfoGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Holder
+		}{d, d, d, d, d.(Holder)}
+	},
+	// Stater, InfoGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Holder
+		}{d, d, d, d, d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Holder
+		}{d, d, d, d, d, d.(Holder)}
+	},
+	// Writer, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			Holder
+		}{d, d, d, d.(Holder)}
+	},
+	// Lister, Writer, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			Holder
+		}{d, d, d, d, d.(Holder)}
+	},
+	// Stater, Writer, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			Holder
+		}{d, d, d, d, d.(Holder)}
+	},
+	// Lister, Stater, Writer, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			Holder
+		}{d, d, d, d, d, d.(Holder)}
+	},
+	// InfoGetter, Writer, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			Holder
+		}{d, d, d, d, d.(Holder)}
+	},
+	// Lister, InfoGetter, Writer, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			Holder
+		}{d, d, d, d, d, d.(Holder)}
+	},
+	// Stater, InfoGetter, Writer, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			Holder
+		}{d, d, d, d, d, d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, Writer, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			Holder
+		}{d, d, d, d, d, d, d.(Holder)}
+	},
+	// PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			PageLister
+			Holder
+		}{d, d, d, d.(Holder)}
+	},
+	// Lister, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			PageLister
+			Holder
+		}{d, d, d, d, d.(Holder)}
+	},
+	// Stater, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			PageLister
+			Holder
+		}{d, d, d, d, d.(Holder)}
+	},
+	// Lister, Stater, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			PageLister
+			Holder
+		}{d, d, d, d, d, d.(Holder)}
+	},
+	// InfoGetter, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			PageLister
+			Holder
+		}{d, d, d, d, d.(Holder)}
+	},
+	// Lister, InfoGetter, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			PageLister
+			Holder
+		}{d, d, d, d, d, d.(Holder)}
+	},
+	// Stater, InfoGetter, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			PageLister
+			Holder
+		}{d, d, d, d, d, d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			PageLister
+			Holder
+		}{d, d, d, d, d, d, d.(Holder)}
+	},
+	// Writer, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			PageLister
+			Holder
+		}{d, d, d, d, d.(Holder)}
+	},
+	// Lister, Writer, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			PageLister
+			Holder
+		}{d, d, d, d, d, d.(Holder)}
+	},
+	// Stater, Writer, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			PageLister
+			Holder
+		}{d, d, d, d, d, d.(Holder)}
+	},
+	// Lister, Stater, Writer, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			PageLister
+			Holder
+		}{d, d, d, d, d, d, d.(Holder)}
+	},
+	// InfoGetter, Writer, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			PageLister
+			Holder
+		}{d, d, d, d, d, d.(Holder)}
+	},
+	// Lister, InfoGetter, Writer, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			PageLister
+			Holder
+		}{d, d, d, d, d, d, d.(Holder)}
+	},
+	// Stater, InfoGetter, Writer, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+			Holder
+		}{d, d, d, d, d, d, d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, Writer, PageLister, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+			Holder
+		}{d, d, d, d, d, d, d, d.(Holder)}
+	},
+	// ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			ReaderInto
+			Holder
+		}{d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			ReaderInto
+			Holder
+		}{d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Stater, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			ReaderInto
+			Holder
+		}{d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, Stater, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			ReaderInto
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// InfoGetter, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			ReaderInto
+			Holder
+		}{d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, InfoGetter, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			ReaderInto
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Stater, InfoGetter, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			ReaderInto
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Writer, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			ReaderInto
+			Holder
+		}{d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, Writer, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			ReaderInto
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Stater, Writer, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			ReaderInto
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, Stater, Writer, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// InfoGetter, Writer, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			ReaderInto
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, InfoGetter, Writer, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Stater, InfoGetter, Writer, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, Writer, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Stater, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, Stater, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// InfoGetter, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, InfoGetter, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Stater, InfoGetter, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Writer, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, Writer, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Stater, Writer, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, Stater, Writer, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// InfoGetter, Writer, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, InfoGetter, Writer, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Stater, InfoGetter, Writer, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, Writer, PageLister, ReaderInto, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+			Holder
+		}{d, d, d, d, d, d, d, d.(ReaderInto), d.(Holder)}
+	},
+	// AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			AllocGetter
+			Holder
+		}{d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			AllocGetter
+			Holder
+		}{d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			AllocGetter
+			Holder
+		}{d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// InfoGetter, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			AllocGetter
+			Holder
+		}{d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, InfoGetter, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, InfoGetter, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Writer, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			AllocGetter
+			Holder
+		}{d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Writer, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, Writer, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, Writer, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// InfoGetter, Writer, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, InfoGetter, Writer, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, InfoGetter, Writer, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, Writer, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// InfoGetter, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, InfoGetter, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, InfoGetter, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Writer, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Writer, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, Writer, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, Writer, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// InfoGetter, Writer, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, InfoGetter, Writer, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, InfoGetter, Writer, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, Writer, PageLister, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d, d, d.(AllocGetter), d.(Holder)}
+	},
+	// ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// InfoGetter, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, InfoGetter, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, InfoGetter, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Writer, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Writer, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, Writer, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, Writer, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// InfoGetter, Writer, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, InfoGetter, Writer, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, InfoGetter, Writer, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, Writer, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// InfoGetter, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, InfoGetter, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, InfoGetter, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Writer, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Writer, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, Writer, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, Writer, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// InfoGetter, Writer, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, InfoGetter, Writer, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Stater, InfoGetter, Writer, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
+	},
+	// Lister, Stater, InfoGetter, Writer, PageLister, ReaderInto, AllocGetter, Holder
+	func(d Full) Store {
+		return struct {
+			Store
+			io.Closer
+			Lister
+			Stater
+			InfoGetter
+			Writer
+			PageLister
+			ReaderInto
+			AllocGetter
+			Holder
+		}{d, d, d, d, d, d, d, d.(ReaderInto), d.(AllocGetter), d.(Holder)}
 	},
 }

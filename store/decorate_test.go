@@ -19,6 +19,7 @@ var optionalTypes = []reflect.Type{
 	reflect.TypeFor[PageLister](),
 	reflect.TypeFor[ReaderInto](),
 	reflect.TypeFor[AllocGetter](),
+	reflect.TypeFor[Holder](),
 }
 
 // partialTypes are the optional interfaces Full leaves out: a decorator
@@ -26,15 +27,18 @@ var optionalTypes = []reflect.Type{
 var partialTypes = map[reflect.Type]bool{
 	reflect.TypeFor[ReaderInto]():  true,
 	reflect.TypeFor[AllocGetter](): true,
+	reflect.TypeFor[Holder]():      true,
 }
 
-// full implements Full, ReaderInto and AllocGetter, answering nothing.
+// full implements Full, ReaderInto, AllocGetter and Holder, answering
+// nothing.
 type full struct{ fullOnly }
 
 // fullOnly implements Full and no more: a decorator that cannot serve
-// ReaderInto and AllocGetter.
+// ReaderInto, AllocGetter and Holder.
 type fullOnly struct{}
 
+func (full) Holds(string) bool                                              { return false }
 func (full) ReadInto(context.Context, string, []byte, int64) (int64, error) { return 0, nil }
 func (full) GetAlloc(context.Context, string, func(int) []byte) ([]byte, error) {
 	return nil, nil
@@ -114,11 +118,13 @@ func TestDecorate(t *testing.T) {
 		// which the checks on s below find out either way).
 		under := decorated[m](full{})
 		s := Decorate(full{}, under)
+		holder := reflect.TypeFor[Holder]()
 		for i, o := range optionalTypes {
 			want := m&(1<<i) != 0
 			if got := reflect.TypeOf(under).Implements(o); got != want {
 				t.Errorf("decorated[%d] implements %s: %v, want %v", m, o.Name(), got, want)
 			}
+			want = want || o == holder // what a Holder decorator holds, whatever it wraps
 			if got := reflect.TypeOf(s).Implements(o); got != want {
 				t.Errorf("Decorate of a store with interfaces %d implements %s: %v, want %v", m, o.Name(), got, want)
 			}
@@ -147,7 +153,8 @@ func TestDecorate(t *testing.T) {
 			for i, o := range optionalTypes {
 				want := m&(1<<i) != 0 ||
 					o == reflect.TypeFor[ReaderInto]() && e.into ||
-					o == reflect.TypeFor[AllocGetter]() && e.alloc
+					o == reflect.TypeFor[AllocGetter]() && e.alloc ||
+					o == holder
 				if got := reflect.TypeOf(s).Implements(o); got != want {
 					t.Errorf("Decorate of an extender (%v) of a store with interfaces %d implements %s: %v, want %v", ext, m, o.Name(), got, want)
 				}

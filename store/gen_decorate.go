@@ -17,11 +17,11 @@ import (
 )
 
 // optional must list the interfaces of Decorate's bits, in order.
-var optional = []string{"Lister", "Stater", "InfoGetter", "Writer", "PageLister", "ReaderInto", "AllocGetter"}
+var optional = []string{"Lister", "Stater", "InfoGetter", "Writer", "PageLister", "ReaderInto", "AllocGetter", "Holder"}
 
 // partial are the optional interfaces not in Full: Decorate sets their
 // bits only for a decorator that implements them.
-var partial = map[string]bool{"ReaderInto": true, "AllocGetter": true}
+var partial = map[string]bool{"ReaderInto": true, "AllocGetter": true, "Holder": true}
 
 func main() {
 	var b bytes.Buffer

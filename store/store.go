@@ -17,7 +17,7 @@
 //
 // Listing, writing, metadata, reading into the caller's buffers and
 // closing are separate small interfaces (Lister, PageLister, Writer,
-// Stater, InfoGetter, ReaderInto, AllocGetter, io.Closer) discovered by
+// Stater, InfoGetter, ReaderInto, AllocGetter, Holder, io.Closer) discovered by
 // type assertion, as in io.Reader/io.WriterTo: a read-only HTTP store
 // implements only Store. A decorator (deadline, fault, diskcache)
 // implements Full, and those of ReaderInto and AllocGetter it can serve,
@@ -212,6 +212,16 @@ type ReaderInto interface {
 // owns the result, and GetAlloc uses the buffer only until it returns.
 type AllocGetter interface {
 	GetAlloc(ctx context.Context, key string, alloc func(n int) []byte) ([]byte, error)
+}
+
+// Holder is implemented by a store that keeps copies of what it read
+// close by (the disk cache): Holds reports, without a request, whether a
+// whole read of key now would be served from such a copy. The engine
+// asks it before a far store's read ahead of a reader has told how fast
+// the store answers, so that a folder holding an array is read ahead as
+// a local disk is, not as a far store (many requests at once).
+type Holder interface {
+	Holds(key string) bool
 }
 
 // Closer is io.Closer; stores holding files or connections implement it.

@@ -2,6 +2,7 @@ package diskcache
 
 import (
 	"context"
+	"os"
 
 	"github.com/zarrfs/zarrfs/store"
 )
@@ -55,4 +56,17 @@ func (s *cached) GetAlloc(ctx context.Context, key string, alloc func(n int) []b
 		return b, err
 	}
 	return buf[:copy(buf, b)], nil
+}
+
+// Holds is store.Holder: the folder holds an entry of key's whole value
+// that a read would serve without asking the store (not one to
+// revalidate first). It looks for the file only; a damaged entry is found
+// so when read.
+func (s *cached) Holds(key string) bool {
+	path := s.c.path(s.id, key, "a")
+	if !s.trusted(key, path) {
+		return false
+	}
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -12,7 +12,8 @@ import (
 
 // TestConformanceDir: over the directory store the cache keeps its
 // store.ReaderInto and store.AllocGetter (reads that go to that store),
-// which the suite checks, and every other optional interface of it.
+// which the suite checks, and every other optional interface of it,
+// and adds store.Holder.
 func TestConformanceDir(t *testing.T) {
 	c, err := Open(t.TempDir(), Options{})
 	if err != nil {
@@ -27,7 +28,7 @@ func TestConformanceDir(t *testing.T) {
 		}
 		n++
 		s := c.Wrap(d, fmt.Sprint("dir", n))
-		if got, want := storetest.Capabilities(s), storetest.Capabilities(d); !slices.Equal(got, want) {
+		if got, want := storetest.Capabilities(s), append(storetest.Capabilities(d), "Holder"); !slices.Equal(got, want) {
 			t.Fatalf("cached dir store implements %v; the store itself %v", got, want)
 		}
 		return s

@@ -278,7 +278,8 @@ func TestEviction(t *testing.T) {
 
 // TestConformance runs the store contract on a memory store through the
 // cache (writes drop what is cached of a key), which has the memory
-// store's optional interfaces and store.AllocGetter, served by the cache.
+// store's optional interfaces and store.AllocGetter and store.Holder,
+// served by the cache.
 func TestConformance(t *testing.T) {
 	dir := t.TempDir()
 	c, err := Open(dir, Options{})
@@ -291,7 +292,7 @@ func TestConformance(t *testing.T) {
 		n++
 		m := memory.New()
 		s := c.Wrap(m, fmt.Sprint("mem", n))
-		want := append(storetest.Capabilities(m), "AllocGetter")
+		want := append(storetest.Capabilities(m), "AllocGetter", "Holder")
 		if got := storetest.Capabilities(s); !slices.Equal(got, want) {
 			t.Fatalf("cached memory store implements %v; want %v", got, want)
 		}

@@ -102,3 +102,29 @@ func TestGetAllocHit(t *testing.T) {
 		t.Errorf("live: %d requests, %d answered 304, stats %+v; want 0, 1, 1 revalidated", f.reqs.Load(), f.conds.Load(), st)
 	}
 }
+
+// TestHolds: the cache holds a key once its whole value was read (not
+// when only a range of it was; a missing key too, its answer kept), and
+// not while entries must be revalidated (Live).
+func TestHolds(t *testing.T) {
+	dir := t.TempDir()
+	f := newFar(3)
+	ctx := context.Background()
+	_, s := open(t, dir, f, Options{})
+	h := s.(store.Holder)
+	if h.Holds("a/c/0") {
+		t.Errorf("an empty folder holds a/c/0")
+	}
+	s.Get(ctx, "a/c/0")
+	s.GetRange(ctx, "a/c/1", store.Range(0, 10))
+	s.Get(ctx, "a/c/missing")
+	for key, want := range map[string]bool{"a/c/0": true, "a/c/1": false, "a/c/2": false, "a/c/missing": true} {
+		if got := h.Holds(key); got != want {
+			t.Errorf("Holds(%q) = %v; want %v", key, got, want)
+		}
+	}
+	_, live := open(t, dir, f, Options{Live: true})
+	if live.(store.Holder).Holds("a/c/0") {
+		t.Errorf("a live cache holds a/c/0 (to revalidate first)")
+	}
+}

@@ -127,6 +127,7 @@ func Capabilities(s store.Store) []string {
 		{"Writer", is[store.Writer](s)},
 		{"ReaderInto", is[store.ReaderInto](s)},
 		{"AllocGetter", is[store.AllocGetter](s)},
+		{"Holder", is[store.Holder](s)},
 	} {
 		if c.has {
 			names = append(names, c.name)
