@@ -13,7 +13,7 @@ import (
 // fetchWorkers returns how many chunks a read of a fetches at once.
 func (a *Array) fetchWorkers() int {
 	if a.cache != nil && cap(a.cache.prefetch) > 0 {
-		return a.cache.aheadWorkers()
+		return a.cache.aheadWorkers(a.cache.far())
 	}
 	return runtime.GOMAXPROCS(0)
 }

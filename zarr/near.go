@@ -16,6 +16,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+
+	"github.com/zarrfs/zarrfs/store"
 )
 
 // nearTime is the store time under which a chunk load counts as a near
@@ -65,6 +67,12 @@ func (s *storeTimes) near() bool {
 	return v>>recentLoads >= recentLoads && bits.OnesCount64(v&(1<<recentLoads-1)) <= recentLoads-nearLoads
 }
 
+// known reports whether the store has answered enough chunk loads for
+// near to say.
+func (s *storeTimes) known() bool {
+	return s.recent.Load()>>recentLoads >= recentLoads
+}
+
 // far reports whether c's hierarchy reads ahead as a remote store's
 // does: it is remote (aheadTime set), and its store does not answer as a
 // near one.
@@ -72,13 +80,33 @@ func (c *chunkCache) far() bool {
 	return c.aheadTime > 0 && !c.storeTime.near()
 }
 
+// farFrom reports whether a read-ahead of a from chunk lin on reads ahead
+// as a remote store's (c.far), taking a store that holds chunk lin close
+// by (store.Holder: a disk cache that has it) for a near one until its
+// loads have told how it answers. Without this, a remount reading what
+// the cache holds would start as a far store's read does, with
+// Options.Concurrency loads at once: each then waits for a core long
+// enough to count as a far load, and the store is taken for a near one
+// only a hundred loads or more later.
+func (a *Array) farFrom(lin int64) bool {
+	c := a.cache
+	if !c.far() {
+		return false
+	}
+	if c.storeTime.known() {
+		return true
+	}
+	h, ok := a.st.(store.Holder)
+	return !ok || !h.Holds(a.chunkKeyAt(lin))
+}
+
 // aheadWorkers returns how many chunks c's arrays load at once: those
-// of a read, and (one fewer) those read ahead of it. A remote store gets
-// the Options.Concurrency it was opened with; a near one, one a core, as
-// a local store.
-func (c *chunkCache) aheadWorkers() int {
+// of a read, and (one fewer) those read ahead of it. A remote store read
+// as a far one (far) gets the Options.Concurrency it was opened with; a
+// near one, one a core, as a local store.
+func (c *chunkCache) aheadWorkers(far bool) int {
 	n := cap(c.prefetch)
-	if c.aheadTime > 0 && !c.far() {
+	if c.aheadTime > 0 && !far {
 		n = min(n, runtime.GOMAXPROCS(0))
 	}
 	return n

@@ -149,7 +149,8 @@ const maxAheadChunks = 1024
 // entry costs besides its bytes) and maxAheadChunks. On a remote store
 // (Options.Remote) the window is also at least what the reader, at its
 // rate (bytes per second, from noteRead), reads in aheadTime, within the
-// same bound, unless the store answers as a near one (near.go). Chunks cached, loading or known absent (a listing, absent.go)
+// same bound, unless the store answers as a near one or, before it has
+// told, holds the next chunk close by (near.go). Chunks cached, loading or known absent (a listing, absent.go)
 // are passed over; loads that cannot
 // start at once are skipped. The loads end with ctx, or after
 // readAheadTimeout.
@@ -158,20 +159,31 @@ func (a *Array) readAhead(ctx context.Context, e0, e1 int64, rate float64) {
 	if c == nil || c.limit <= 0 || e1 >= a.Layout().Elems() || ctx.Err() != nil {
 		return
 	}
+	last := a.Layout().ChunkOf(e1 - 1)
+	if last+1 >= a.Layout().Chunks() {
+		return
+	}
+	far := a.farFrom(last + 1)
 	// The read decodes its own chunks on one core; the read-ahead keeps
 	// the others busy.
-	workers := max(int64(c.aheadWorkers())-1, 1)
+	loads := int64(c.aheadWorkers(far))
+	workers := max(loads-1, 1)
 	chunkBytes := max(a.Layout().ChunkElems()*int64(max(a.DataType().Size, 8)), 1)
 	ahead := max(workers, a.Layout().SlabChunks(), (e1-e0)/a.Layout().ChunkElems())
-	if c.far() {
+	if far {
 		ahead = max(ahead, int64(rate*c.aheadTime.Seconds())/chunkBytes)
 	}
 	ahead = min(ahead, c.limit/4/(chunkBytes+entryOverhead), maxAheadChunks)
-	last := a.Layout().ChunkOf(e1 - 1)
 	end := min(last+1+ahead, a.Layout().Chunks())
 	for lin, started := last+1, int64(0); lin < end && started < workers; lin++ {
 		if c.present(a.cacheID(lin)) || a.knownAbsent(lin) {
 			continue
+		}
+		if !far && int64(len(c.prefetch)) >= loads {
+			// A near store's loads ahead, all readers' together, are one
+			// a core, as a local store's (whose prefetch holds as many);
+			// a far store's, up to Options.Concurrency.
+			return
 		}
 		select {
 		case c.prefetch <- struct{}{}:
