@@ -78,19 +78,7 @@ var errCorrupt = errors.New("diskcache: corrupt cache entry")
 // encode returns the head of the file holding h and data: what precedes
 // data in it (data follows unchanged, not copied).
 func encode(h header, data []byte) ([]byte, error) {
-	b, err := marshalHead(h, len(data))
-	if err != nil {
-		return nil, err
-	}
-	crc := crc32.Update(crc32.Checksum(b[headSize:], castagnoli), castagnoli, data)
-	binary.LittleEndian.PutUint32(b[12:], crc)
-	return b, nil
-}
-
-// marshalHead returns the head of the file holding h and n bytes of data,
-// its checksum left to seal (which needs the data after it).
-func marshalHead(h header, n int) ([]byte, error) {
-	h.Len = int64(n)
+	h.Len = int64(len(data))
 	hj, err := json.Marshal(h)
 	if err != nil {
 		return nil, err
@@ -98,12 +86,10 @@ func marshalHead(h header, n int) ([]byte, error) {
 	b := make([]byte, headSize, headSize+len(hj))
 	copy(b, magic)
 	binary.LittleEndian.PutUint32(b[8:], uint32(len(hj)))
-	return append(b, hj...), nil
-}
-
-// seal sets the checksum of the whole entry file b (head and data).
-func seal(b []byte) {
-	binary.LittleEndian.PutUint32(b[12:], crc32.Checksum(b[headSize:], castagnoli))
+	b = append(b, hj...)
+	crc := crc32.Update(crc32.Checksum(b[headSize:], castagnoli), castagnoli, data)
+	binary.LittleEndian.PutUint32(b[12:], crc)
+	return b, nil
 }
 
 // decode checks and decodes the entry file b, which must be the entry of
