@@ -358,6 +358,14 @@ def bench_cache(out, d=50):
     out.append("| %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |" % (
         mb["local"], mb["far"], mb["far-cold"], mb["far-warm"], mb["far-warm"] / mb["local"], mb["far-cold"] / mb["far"]))
     out.append("| %s | | daemon CPU-s per read (medians) |" % " | ".join("%.2f" % statistics.median(cpu[m]) for m in methods))
+    # The same ratios taken within each round (the reads of a round run minutes apart at most,
+    # where the machine's speed drifts between rounds): their medians and spread.
+    def per_round(a, b):
+        r = [res[b][i] / res[a][i] for i in range(ROUNDS)]
+        return "%.2f (%.2f–%.2f)" % (statistics.median(r), min(r), max(r))
+    out.append("")
+    out.append("Within each round (time over time, median and range over %d rounds): warm / local %s, cold / no cache %s."
+               % (ROUNDS, per_round("far-warm", "local"), per_round("far-cold", "far")))
     out.append("")
 
 
