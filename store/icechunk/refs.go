@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/zarrfs/zarrfs/store"
+	"golang.org/x/sync/errgroup"
 )
 
 // state is what a repository's references and configuration said when
@@ -125,22 +126,19 @@ func (r *Repo) readRefsV1(ctx context.Context, main []byte) (*RepoInfo, error) {
 	// tag's tombstone beside its ref.json: one round trip for them all
 	// where one after another took one a ref (and two a tag).
 	got := make([]refV1, len(names))
-	sem := make(chan struct{}, refConcurrency)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(refConcurrency)
 	for i, n := range names {
 		kind, _, ok := strings.Cut(n, ".")
 		if !ok || (kind != "branch" && kind != "tag") || n == "branch.main" {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		g.Go(func() error {
 			got[i] = r.readRefV1(ctx, n, kind == "tag")
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	for i, n := range names {
 		kind, name, _ := strings.Cut(n, ".")
 		switch g := got[i]; {
