@@ -223,14 +223,12 @@ func (a *Array) loadChunkAs(ctx context.Context, lin int64, ahead bool) (*chunkV
 			if old != nil {
 				return old, valid, nil
 			}
-		} else if a.cache != nil && a.cache.aheadTime > 0 {
+		} else {
 			t0 := time.Now()
 			data, in, err = a.getStored(ctx, key)
-			if err == nil {
-				a.cache.storeTime.note(time.Since(t0))
+			if err == nil && a.cache != nil && a.cache.aheadTime > 0 {
+				a.cache.storeTime.note(time.Since(t0)) // a remote store's, for near.go
 			}
-		} else {
-			data, in, err = a.getStored(ctx, key)
 		}
 		if errors.Is(err, store.ErrNotExist) {
 			return &chunkValue{missing: true}, valid, nil

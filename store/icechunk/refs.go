@@ -8,8 +8,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/zarrfs/zarrfs/store"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/zarrfs/zarrfs/store"
 )
 
 // state is what a repository's references and configuration said when
