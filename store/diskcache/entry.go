@@ -92,24 +92,6 @@ func encode(h header, data []byte) ([]byte, error) {
 	return b, nil
 }
 
-// decode checks and decodes the entry file b, which must be the entry of
-// (id, key, rng). The data returned is part of b.
-func decode(b []byte, id, key, rng string) (*entry, error) {
-	hl, sum, err := checkHead(b, int64(len(b)))
-	if err != nil {
-		return nil, err
-	}
-	if crc32.Checksum(b[headSize:], castagnoli) != sum {
-		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
-	}
-	e, err := parseHeader(b[headSize:headSize+hl], int64(len(b))-headSize-hl, id, key, rng)
-	if err != nil {
-		return nil, err
-	}
-	e.data = b[headSize+hl:]
-	return e, nil
-}
-
 // checkHead checks the fixed head at the start of b of an entry file of
 // size bytes, and returns the length of its header and its checksum.
 func checkHead(b []byte, size int64) (hl int64, sum uint32, err error) {
