@@ -38,20 +38,23 @@ func (s *cached) GetAlloc(ctx context.Context, key string, alloc func(n int) []b
 	if err := store.CheckKey(ctx, key); err != nil {
 		return nil, err
 	}
-	var buf []byte
-	tried := false
-	if path := s.c.path(s.id, key, "a"); s.trusted(key, path) {
-		e := s.c.loadInto(path, s.id, key, "a", func(n int) []byte {
-			buf = alloc(n)
-			return buf
-		})
-		if e != nil {
-			b, _, err := s.hit(e, store.All, false, &s.c.hits)
-			return b, err
-		}
-		tried = true
+	path := s.c.path(s.id, key, "a")
+	if !s.trusted(key, path) {
+		b, _, err := s.read(ctx, key, store.All) // revalidated first
+		return b, err
 	}
-	b, _, err := s.readAfter(ctx, key, store.All, tried)
+	var buf []byte
+	e := s.c.loadInto(path, s.id, key, "a", func(n int) []byte {
+		buf = alloc(n)
+		return buf
+	})
+	if e != nil {
+		b, _, err := s.hit(e, store.All, false, &s.c.hits)
+		return b, err
+	}
+	// No entry to serve (read would find none either): fetched, the
+	// entry looked for again under its lock.
+	b, _, err := s.fetch(ctx, key, store.All, path, "a", true)
 	if err != nil || buf == nil || len(b) > len(buf) {
 		return b, err
 	}

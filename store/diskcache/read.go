@@ -71,13 +71,6 @@ func (d *cached) hit(e *entry, r store.ByteRange, whole bool, counter *atomic.In
 
 // read is GetRangeInfo through the cache.
 func (d *cached) read(ctx context.Context, key string, r store.ByteRange) ([]byte, store.Info, error) {
-	return d.readAfter(ctx, key, r, false)
-}
-
-// readAfter is read; tried says the caller found no usable entry of the
-// range r of key a moment ago (GetAlloc), so that it is not looked for
-// again before the fetch (which looks under the entry's lock).
-func (d *cached) readAfter(ctx context.Context, key string, r store.ByteRange, tried bool) ([]byte, store.Info, error) {
 	if err := store.CheckKey(ctx, key); err != nil {
 		return nil, store.Info{}, err
 	}
@@ -86,10 +79,7 @@ func (d *cached) readAfter(ctx context.Context, key string, r store.ByteRange, t
 	}
 	tag := rangeTag(r)
 	path := d.c.path(d.id, key, tag)
-	var e *entry
-	if !tried {
-		e = d.c.load(path, d.id, key, tag)
-	}
+	e := d.c.load(path, d.id, key, tag)
 	if e != nil && d.trusted(key, path) {
 		return d.hit(e, r, false, &d.c.hits)
 	}
